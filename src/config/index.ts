@@ -1,0 +1,110 @@
+import { AppError } from '../core/index.js';
+
+/**
+ * The service's configuration: one schema, parsed once from the environment into a frozen
+ * typed object (STYLE: config). CLI flags override env by passing `overrides`.
+ * Every bad value fails start-up with a message naming the variable and the rule.
+ */
+export type StoreConfig =
+  | { kind: 'sqlite'; path: string }
+  | { kind: 'postgres'; url: string };
+
+export interface Config {
+  port: number;
+  host: string;
+  store: StoreConfig;
+  logLevel: string;
+  /** Unset → the built-in simulator is started and indexed (demo mode, DESIGN §1). */
+  solanaRpcUrl: string | undefined;
+  solanaWsUrl: string | undefined;
+  /** How far back the backfill goes, in days (DESIGN §5; default 365). */
+  backfillDays: number;
+  /** Max getTransaction requests in flight. */
+  rpcConcurrency: number;
+  /** Client-side cap on RPC requests per second (batch items count). */
+  rpcMaxRps: number;
+  /** Live tail poll interval in ms. */
+  pollIntervalMs: number;
+  hermesUrl: string;
+  pythApiKey: string | undefined;
+  jupiterUrl: string;
+  jupiterApiKey: string | undefined;
+  priceOverridesFile: string | undefined;
+  redisUrl: string | undefined;
+  /** Loopback Prometheus listener; undefined = off (DESIGN §9). */
+  metricsPort: number | undefined;
+  /** Response cache TTL in ms (DESIGN §5: ≤ 30 s). */
+  cacheTtlMs: number;
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+type Env = Record<string, string | undefined>;
+
+function fail(name: string, rule: string, value: string): never {
+  throw new AppError('CONFIG_INVALID', `${name}=${JSON.stringify(value)} is invalid: ${rule}`);
+}
+
+function int(env: Env, name: string, def: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (!/^\d+$/.test(raw)) fail(name, `must be an integer between ${min} and ${max}`, raw);
+  const n = Number(raw);
+  if (n < min || n > max) fail(name, `must be an integer between ${min} and ${max}`, raw);
+  return n;
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    fail(name, `must be a URL (${protocols.join(', ')})`, raw);
+  }
+  if (!protocols.includes(u.protocol)) fail(name, `must use one of ${protocols.join(', ')}`, raw);
+  return raw;
+}
+
+/** Parses DATABASE_URL: unset → ./data/gamba.db; `sqlite:PATH` / `file:PATH` → SQLite; `postgres://` → PostgreSQL. */
+export function parseDatabaseUrl(raw: string | undefined): StoreConfig {
+  if (raw === undefined || raw === '') return { kind: 'sqlite', path: './data/gamba.db' };
+  const m = /^(sqlite|file):(.+)$/.exec(raw);
+  if (m) {
+    const path = m[2]!.replace(/^\/\/(?=\/)/, '');
+    return { kind: 'sqlite', path };
+  }
+  if (/^postgres(ql)?:\/\//.test(raw)) return { kind: 'postgres', url: raw };
+  fail('DATABASE_URL', 'must be sqlite:PATH, file:PATH or postgres://…', raw);
+}
+
+/** Reads the configuration from `env` (default process.env). Throws AppError CONFIG_INVALID. */
+export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Readonly<Config> {
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) fail('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`, logLevel);
+  const host = env.HOST || '127.0.0.1';
+  const metricsPortRaw = env.METRICS_PORT;
+  const config: Config = {
+    port: int(env, 'PORT', 3000, 0, 65535),
+    host,
+    store: parseDatabaseUrl(env.DATABASE_URL),
+    logLevel,
+    solanaRpcUrl: url(env, 'SOLANA_RPC_URL', ['http:', 'https:']),
+    solanaWsUrl: url(env, 'SOLANA_WS_URL', ['ws:', 'wss:']),
+    backfillDays: int(env, 'BACKFILL_DAYS', 365, 1, 3650),
+    rpcConcurrency: int(env, 'RPC_CONCURRENCY', 8, 1, 256),
+    rpcMaxRps: int(env, 'RPC_MAX_RPS', 50, 1, 100_000),
+    pollIntervalMs: int(env, 'POLL_INTERVAL_MS', 2000, 100, 600_000),
+    hermesUrl: url(env, 'HERMES_URL', ['http:', 'https:']) ?? 'https://hermes.pyth.network',
+    pythApiKey: env.PYTH_API_KEY || undefined,
+    jupiterUrl: url(env, 'JUPITER_URL', ['http:', 'https:']) ?? 'https://api.jup.ag/price/v3',
+    jupiterApiKey: env.JUPITER_API_KEY || undefined,
+    priceOverridesFile: env.PRICE_OVERRIDES_FILE || undefined,
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    metricsPort: metricsPortRaw ? int(env, 'METRICS_PORT', 0, 1, 65535) : undefined,
+    cacheTtlMs: int(env, 'CACHE_TTL_MS', 5000, 0, 30_000),
+    ...overrides,
+  };
+  return Object.freeze(config);
+}

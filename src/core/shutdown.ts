@@ -1,0 +1,34 @@
+/**
+ * Shutdown registry (STYLE habit 2): every pool, server and timer registers its close step;
+ * `close()` runs them in reverse registration order (last opened, first closed), once.
+ */
+export interface Shutdown {
+  register(name: string, fn: () => Promise<void> | void): void;
+  close(): Promise<void>;
+  readonly closing: boolean;
+}
+
+export function createShutdown(onError?: (name: string, err: unknown) => void): Shutdown {
+  const steps: { name: string; fn: () => Promise<void> | void }[] = [];
+  let closing: Promise<void> | undefined;
+  return {
+    register(name, fn) {
+      steps.push({ name, fn });
+    },
+    get closing() {
+      return closing !== undefined;
+    },
+    close() {
+      closing ??= (async () => {
+        for (const step of steps.reverse()) {
+          try {
+            await step.fn();
+          } catch (err) {
+            onError?.(step.name, err);
+          }
+        }
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,1 @@
+export { type SyncController, type SyncState, type SyncTrigger, createIdleSyncController } from './controller.js';

@@ -1,0 +1,70 @@
+/**
+ * Decoded Gamba v2 events (field order and types from the IDL, gamba-v2.md §4).
+ * u64 fields are bigint (smallest token units); addresses are base58 strings.
+ */
+export interface GameSettled {
+  user: string;
+  pool: string;
+  tokenMint: string;
+  creator: string;
+  creatorFee: bigint;
+  gambaFee: bigint;
+  poolFee: bigint;
+  jackpotFee: bigint;
+  underlyingUsed: bigint;
+  bonusUsed: bigint;
+  wager: bigint;
+  payout: bigint;
+  multiplierBps: number;
+  payoutFromBonusPool: bigint;
+  payoutFromNormalPool: bigint;
+  jackpotProbabilityUbps: bigint;
+  jackpotResult: bigint;
+  nonce: bigint;
+  clientSeed: string;
+  resultIndex: bigint;
+  bet: number[];
+  jackpotPayoutToUser: bigint;
+  poolLiquidity: bigint;
+  rngSeed: string;
+  nextRngSeedHashed: string;
+  metadata: string;
+}
+
+export type PoolAction = 'deposit' | 'withdraw';
+
+export interface PoolChange {
+  user: string;
+  pool: string;
+  tokenMint: string;
+  action: PoolAction;
+  amount: bigint;
+  postLiquidity: bigint;
+  lpSupply: bigint;
+}
+
+export interface PoolCreated {
+  user: string;
+  authority: string;
+  pool: string;
+  tokenMint: string;
+}
+
+export type GambaEvent =
+  | { name: 'GameSettled'; data: GameSettled }
+  | { name: 'PoolChange'; data: PoolChange }
+  | { name: 'PoolCreated'; data: PoolCreated };
+
+export type GambaEventName = GambaEvent['name'];
+
+/**
+ * An event located on chain: the unit the store's write path takes. Idempotency key is
+ * (signature, eventIndex) (DESIGN §5). `blockTime` is Unix **seconds** (RPC's unit).
+ */
+export type LocatedEvent = GambaEvent & {
+  signature: string;
+  slot: number;
+  blockTime: number;
+  /** 0-based position of the event among the transaction's Gamba events. */
+  eventIndex: number;
+};

@@ -1,0 +1,352 @@
+import type { LocatedEvent } from '../protocol/index.js';
+
+/**
+ * The store's public contract: one write path (the indexer), many readers (the API).
+ * Raw events are the truth; rollups are derived and rebuildable (DESIGN §7).
+ *
+ * Units everywhere: `*Ms`/`time`-like fields are Unix **milliseconds**; `blockTime` is Unix
+ * **seconds** (RPC's unit); token amounts are `bigint` in the token's smallest unit; USD
+ * amounts are JS numbers. A game with no known price contributes 0 USD until re-priced (DESIGN §6).
+ */
+
+// ───────────────────────────── write path ─────────────────────────────
+
+/** A processed transaction signature (every one the indexer fetched, failed or not). */
+export interface ProcessedSignature {
+  signature: string;
+  slot: number;
+  /** Unix seconds, as getSignaturesForAddress/getTransaction report it. */
+  blockTime: number;
+  /** true when meta.err was non-null (no events). */
+  failed: boolean;
+}
+
+export interface WriteBatch {
+  /** Decoded events; duplicates of stored (signature, eventIndex) are ignored. */
+  events: LocatedEvent[];
+  /** Signatures covered by this batch (for counts and dedupe). */
+  signatures?: ProcessedSignature[];
+  /** Sync-state entries (checkpoints) committed in the same transaction as the events. */
+  state?: Record<string, string>;
+  /** Decode skips to add to the counters reported by /sync/status, by reason. */
+  skipped?: Record<string, number>;
+}
+
+export interface WriteResult {
+  gamesInserted: number;
+  poolChangesInserted: number;
+  poolsCreatedInserted: number;
+  /** Events ignored because their (signature, eventIndex) was already stored. */
+  duplicates: number;
+}
+
+export interface MintInfo {
+  mint: string;
+  decimals: number;
+}
+
+/** USD price of one whole token for one UTC hour (DESIGN §6). Stored prices never change. */
+export interface HourlyPrice {
+  mint: string;
+  /** Start of the UTC hour, ms. */
+  hourMs: number;
+  /** USD per whole token (not per smallest unit). */
+  usdPrice: number;
+  source: string;
+  /** Publish time of the price at its source, Unix seconds (null when unknown). */
+  publishTime: number | null;
+}
+
+// ───────────────────────────── API keys ─────────────────────────────
+
+export type Tier = 'standard' | 'premium' | 'enterprise';
+
+/** A stored API key: only the SHA-256 hash of the key is kept (DESIGN §4). */
+export interface ApiKeyRecord {
+  id: string;
+  name: string;
+  tier: Tier;
+  /** Requests per minute (token-bucket refill rate). */
+  rpm: number;
+  /** Bucket capacity. */
+  burst: number;
+  /** Lowercase hex SHA-256 of the key. */
+  keyHash: string;
+  createdAt: number;
+  expiresAt: number | null;
+  revokedAt: number | null;
+}
+
+export interface ApiKeyStore {
+  insert(record: ApiKeyRecord): Promise<void>;
+  findByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
+  list(): Promise<ApiKeyRecord[]>;
+  /** Marks a key revoked at `atMs`; false when no such id (or already revoked). */
+  revoke(id: string, atMs: number): Promise<boolean>;
+  count(): Promise<number>;
+}
+
+// ───────────────────────────── read queries ─────────────────────────────
+
+export type SortDirection = 'ASC' | 'DESC';
+
+/** Paging of event listings: `page`×`itemsPerPage` as the spec says, or an opaque keyset `cursor` (DESIGN §4). */
+export interface Paging {
+  itemsPerPage: number;
+  page: number;
+  /** When set, `page` is ignored and the listing continues after this cursor. */
+  cursor?: string;
+}
+
+export interface StatsQuery {
+  creator?: string;
+  /** Keep games with time ≥ startTime (ms). */
+  startTime?: number;
+  /** Wall clock (ms) for active_players: games in [now − 60 min, now]. */
+  now: number;
+}
+
+export interface StatsResult {
+  players: number;
+  usd_volume: number;
+  plays: number;
+  creators: number;
+  revenue_usd: number;
+  player_net_profit_usd: number;
+  active_players: number;
+  first_bet_time: number;
+}
+
+export interface PlayerQuery {
+  user: string;
+  creator?: string;
+  token?: string;
+}
+
+export interface PlayerResult {
+  user: string;
+  total_plays: number;
+  total_volume_usd: number;
+  total_profit_usd: number;
+  biggest_win_usd: number;
+  biggest_loss_usd: number;
+  favorite_token: string;
+  first_play: number;
+  last_play: number;
+}
+
+export type PlayersSortBy = 'usd_profit' | 'usd_volume' | 'token_profit' | 'token_volume';
+
+export interface PlayersQuery {
+  sortBy: PlayersSortBy;
+  limit: number;
+  offset: number;
+  creator?: string;
+  token?: string;
+  pool?: string;
+  startTime?: number;
+}
+
+export interface LeaderboardEntry {
+  user: string;
+  total_plays: number;
+  usd_volume: number;
+  usd_profit: number;
+  /** null when the query spans more than one token (DESIGN §4). */
+  token_volume: bigint | null;
+  token_profit: bigint | null;
+  biggest_win_usd: number;
+  last_play: number;
+}
+
+export interface PlayersResult {
+  results: LeaderboardEntry[];
+  total: number;
+}
+
+export type SettledGamesOrderBy = 'time' | 'multiplier' | 'usd_profit';
+
+export interface SettledGamesQuery extends Paging {
+  onlyJackpots: boolean;
+  creator?: string;
+  pool?: string;
+  token?: string;
+  user?: string;
+  orderBy: SettledGamesOrderBy;
+  sorting: SortDirection;
+}
+
+export interface SettledGame {
+  signature: string;
+  wager: bigint;
+  payout: bigint;
+  usd_wager: number;
+  usd_profit: number;
+  /** payout + jackpot − wager (may be negative). */
+  profit: bigint;
+  user: string;
+  creator: string;
+  token: string;
+  jackpot: bigint;
+  multiplier: number;
+  time: number;
+}
+
+export interface Page<T> {
+  results: T[];
+  total: number;
+  /** Opaque keyset cursor of the next page; null at the end. */
+  nextCursor: string | null;
+}
+
+export interface PoolChangesQuery extends Paging {
+  pool: string;
+}
+
+export interface PoolChangeRecord {
+  signature: string;
+  action: 'deposit' | 'withdraw';
+  user: string;
+  pool: string;
+  token: string;
+  amount: bigint;
+  post_liquidity: bigint;
+  lp_supply: bigint;
+  usd_amount: number;
+  time: number;
+}
+
+export interface PlatformsQuery {
+  limit: number;
+  days: number;
+  sortBy: 'usd_volume' | 'usd_revenue';
+  now: number;
+}
+
+export interface PlatformEntry {
+  creator: string;
+  usd_volume: number;
+  usd_revenue: number;
+  plays: number;
+  unique_players: number;
+  last_activity: number;
+}
+
+export interface PlatformByPoolEntry {
+  creator: string;
+  volume: bigint;
+  usd_volume: number;
+  plays: number;
+}
+
+export interface TokenEntry {
+  token: string;
+  plays: number;
+  volume: bigint;
+  usd_volume: number;
+}
+
+export interface RatioPoint {
+  /** Start of the hour, ms. */
+  time: number;
+  pool_liquidity: bigint;
+  lp_supply: bigint;
+  ratio: number;
+}
+
+export interface PoolTotal {
+  pool: string;
+  /** null when the pool has never been seen. */
+  token: string | null;
+  volume: bigint;
+  usd_volume: number;
+  plays: number;
+}
+
+export interface PoolDailyPoint {
+  date: string;
+  volume: bigint;
+  volume_usd: number;
+  plays: number;
+}
+
+export interface ChartQuery {
+  /** Number of UTC dates ending today (today included). */
+  days: number;
+  creator?: string;
+  now: number;
+}
+
+export interface PlaysPoint {
+  date: string;
+  plays: number;
+  volume_usd: number;
+}
+
+export interface DaoPoint {
+  date: string;
+  dao_fees_usd: number;
+}
+
+export interface StoreCounts {
+  totalSignatures: number;
+  totalGames: number;
+  totalPoolChanges: number;
+  /** Σ usd_wager of all games. */
+  totalVolumeUsd: number;
+  unpricedGames: number;
+  skipped: Record<string, number>;
+  latest: { signature: string; blockTime: number } | null;
+}
+
+export interface Queries {
+  counts(): Promise<StoreCounts>;
+  stats(q: StatsQuery): Promise<StatsResult>;
+  /** undefined when the user has no matching game (→ 404 PLAYER_NOT_FOUND). */
+  player(q: PlayerQuery): Promise<PlayerResult | undefined>;
+  players(q: PlayersQuery): Promise<PlayersResult>;
+  /** Throws AppError INVALID_PARAMETER (details.parameter = 'cursor') on a bad cursor. */
+  settledGames(q: SettledGamesQuery): Promise<Page<SettledGame>>;
+  poolChanges(q: PoolChangesQuery): Promise<Page<PoolChangeRecord>>;
+  platforms(q: PlatformsQuery): Promise<PlatformEntry[]>;
+  /** Ordered by volume desc, then creator. */
+  platformsByPool(pool: string): Promise<PlatformByPoolEntry[]>;
+  /** Ordered by usd_volume desc, then token. */
+  tokens(q: { creator?: string }): Promise<TokenEntry[]>;
+  /** Hourly points over [now − 30 d, now] (DESIGN §4). */
+  ratio(q: { pool: string; now: number }): Promise<RatioPoint[]>;
+  total(pool: string): Promise<PoolTotal>;
+  daily(q: { pool: string; days: number; now: number }): Promise<PoolDailyPoint[]>;
+  chartPlays(q: ChartQuery): Promise<PlaysPoint[]>;
+  chartDailyUsd(q: ChartQuery): Promise<PlaysPoint[]>;
+  chartDaoUsd(q: ChartQuery): Promise<DaoPoint[]>;
+}
+
+export interface Store {
+  readonly dialect: 'sqlite' | 'postgres';
+  /** Applies pending migrations (append-only, sortable names). Idempotent. */
+  migrate(): Promise<void>;
+  /** Stores events and updates rollups in ONE transaction; idempotent on (signature, eventIndex). */
+  writeBatch(batch: WriteBatch): Promise<WriteResult>;
+  getState(key: string): Promise<string | undefined>;
+  setState(entries: Record<string, string>): Promise<void>;
+  /** Signatures already processed, among the given ones. */
+  knownSignatures(signatures: string[]): Promise<Set<string>>;
+  getMints(): Promise<MintInfo[]>;
+  upsertMints(mints: MintInfo[]): Promise<void>;
+  /**
+   * Stores prices (existing (mint, hour) rows are kept) and re-prices the un-priced games of
+   * those hours, updating rollups in the same transaction. Returns the number of games re-priced.
+   */
+  putPrices(prices: HourlyPrice[]): Promise<number>;
+  getPrices(mint: string, fromHourMs: number, toHourMs: number): Promise<HourlyPrice[]>;
+  /** (mint, hour) pairs that have un-priced games, oldest first. */
+  unpricedHours(limit: number): Promise<{ mint: string; hourMs: number }[]>;
+  /** Recomputes every rollup from raw events (`gamba-analytics rollups rebuild`). */
+  rebuildRollups(): Promise<void>;
+  readonly keys: ApiKeyStore;
+  readonly queries: Queries;
+  /** Cheap reachability check for /ready; throws when the store is unreachable. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
