@@ -1,0 +1,22 @@
+import { Command } from 'commander';
+import { registerIndex } from './commands/index-cmd.js';
+import { registerKeys } from './commands/keys.js';
+import { registerRollups } from './commands/rollups.js';
+import { registerServe } from './commands/serve.js';
+import { registerSimulate } from './commands/simulate.js';
+
+/**
+ * The one CLI, `gamba-analytics` (package bin). It wires everything; nothing imports cli/.
+ * Each subcommand lives in commands/<name>.ts and exports `registerX(program)`.
+ */
+export async function main(argv: string[]): Promise<void> {
+  const program = new Command('gamba-analytics')
+    .description('Gamba v2 analytics: indexer, chain simulator and REST API')
+    .showHelpAfterError();
+  registerServe(program);
+  registerIndex(program);
+  registerKeys(program);
+  registerSimulate(program);
+  registerRollups(program);
+  await program.parseAsync(argv);
+}
