@@ -1,1 +1,3 @@
-export * from "./types.js";
+export * from './types.js';
+export { createStore, type CreateStoreOptions } from './create.js';
+export { encodeCursor } from './queries/events.js';

@@ -1,0 +1,140 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, PostgresDialect, sql, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { StoreConfig } from '../config/index.js';
+import { AppError, type Common } from '../core/index.js';
+import { postgresAdapter, sqliteAdapter, type DialectAdapter } from './dialect.js';
+import { createApiKeyStore } from './keys.js';
+import { migrateToLatest } from './migrate.js';
+import { createQueries } from './queries/index.js';
+import type { Database } from './schema.js';
+import type { Store } from './types.js';
+import { putPrices, rebuildRollups, setStateIn, writeBatch } from './write.js';
+
+export interface CreateStoreOptions {
+  common: Common;
+  config: StoreConfig;
+  /** PostgreSQL only: schema to use (created if missing); tests isolate runs this way. */
+  schema?: string;
+  /** Apply migrations on open (default true). */
+  migrate?: boolean;
+}
+
+function openSqlite(path: string): Kysely<Database> {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  let database: BetterSqlite3.Database;
+  try {
+    database = new BetterSqlite3(path);
+  } catch (err) {
+    throw new AppError('STORE_UNAVAILABLE', `cannot open SQLite database at ${path}: ${(err as Error).message}`, { cause: err });
+  }
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  database.pragma('busy_timeout = 5000');
+  // u64 halves summed over many rows exceed 2^53: read integers as BigInt (core/u64.ts).
+  database.defaultSafeIntegers(true);
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+}
+
+function openPostgres(url: string, schema: string | undefined): Kysely<Database> {
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  if (schema) {
+    pool.on('connect', (client) => {
+      client.query(`set search_path to "${schema.replace(/"/g, '')}"`).catch(() => undefined);
+    });
+  }
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/**
+ * Opens the store (SQLite file by default, PostgreSQL for `postgres://` URLs; DESIGN §1, §7)
+ * and applies migrations. Throws AppError STORE_UNAVAILABLE / STORE_MIGRATION_FAILED.
+ */
+export async function createStore(opts: CreateStoreOptions): Promise<Store> {
+  const { config } = opts;
+  const adapter: DialectAdapter = config.kind === 'sqlite' ? sqliteAdapter : postgresAdapter;
+  if (config.kind === 'postgres' && opts.schema) {
+    const admin = new pg.Client({ connectionString: config.url });
+    await admin.connect();
+    try {
+      await admin.query(`create schema if not exists "${opts.schema.replace(/"/g, '')}"`);
+    } finally {
+      await admin.end();
+    }
+  }
+  const db = config.kind === 'sqlite' ? openSqlite(config.path) : openPostgres(config.url, opts.schema);
+  const decimals = new Map<string, number>();
+  const loadMints = async () => {
+    for (const m of await db.selectFrom('mints').selectAll().execute()) decimals.set(m.mint, Number(m.decimals));
+  };
+  let closed = false;
+  const store: Store = {
+    dialect: adapter.kind,
+    async migrate() {
+      await migrateToLatest(db, adapter);
+      await loadMints();
+    },
+    writeBatch: (batch) => writeBatch(db, adapter, decimals, batch),
+    async getState(key) {
+      const r = await db.selectFrom('sync_state').select('value').where('key', '=', key).executeTakeFirst();
+      return r?.value;
+    },
+    setState: (entries) => setStateIn(db, entries),
+    async knownSignatures(signatures) {
+      const known = new Set<string>();
+      for (let i = 0; i < signatures.length; i += 500) {
+        const chunk = signatures.slice(i, i + 500);
+        if (chunk.length === 0) continue;
+        const rows = await db.selectFrom('signatures').select('signature').where('signature', 'in', chunk).execute();
+        for (const r of rows) known.add(r.signature);
+      }
+      return known;
+    },
+    async getMints() {
+      return [...decimals].map(([mint, d]) => ({ mint, decimals: d }));
+    },
+    async upsertMints(mints) {
+      for (const m of mints) {
+        await db
+          .insertInto('mints')
+          .values({ mint: m.mint, decimals: m.decimals })
+          .onConflict((oc) => oc.column('mint').doUpdateSet({ decimals: m.decimals }))
+          .execute();
+        decimals.set(m.mint, m.decimals);
+      }
+    },
+    putPrices: (prices) => putPrices(db, adapter, decimals, prices),
+    async getPrices(mint, fromHourMs, toHourMs) {
+      const rows = await db.selectFrom('prices').selectAll().where('mint', '=', mint).where('hour_ms', '>=', fromHourMs).where('hour_ms', '<=', toHourMs).orderBy('hour_ms').execute();
+      return rows.map((r) => ({ mint: r.mint, hourMs: Number(r.hour_ms), usdPrice: Number(r.usd_price), source: r.source, publishTime: r.publish_time === null ? null : Number(r.publish_time) }));
+    },
+    async unpricedHours(limit) {
+      const rows = await db
+        .selectFrom('games')
+        .select(['token', 'hour_ms'])
+        .where('usd_per_unit', 'is', null)
+        .groupBy(['token', 'hour_ms'])
+        .orderBy('hour_ms')
+        .orderBy('token')
+        .limit(limit)
+        .execute();
+      return rows.map((r) => ({ mint: r.token, hourMs: Number(r.hour_ms) }));
+    },
+    rebuildRollups: () => rebuildRollups(db, adapter),
+    keys: createApiKeyStore(db),
+    queries: createQueries(db, adapter),
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await db.destroy();
+    },
+  };
+  if (opts.migrate ?? true) await store.migrate();
+  opts.common.shutdown.register('store', () => store.close());
+  return store;
+}

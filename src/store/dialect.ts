@@ -1,0 +1,32 @@
+import { sql, type RawBuilder } from 'kysely';
+
+/**
+ * Every difference between SQLite and PostgreSQL lives here (STYLE habit 7); queries are
+ * written once against this adapter.
+ */
+export interface DialectAdapter {
+  kind: 'sqlite' | 'postgres';
+  /** Column type for 64-bit integers (ms timestamps, slots, hi/lo sums). */
+  bigint: 'integer' | 'bigint';
+  /** Column type for IEEE doubles (USD). PostgreSQL `real` would be float4. */
+  double: 'real' | 'double precision';
+  /** Scalar maximum / minimum of two expressions. */
+  greatest(a: RawBuilder<unknown>, b: RawBuilder<unknown>): RawBuilder<number>;
+  least(a: RawBuilder<unknown>, b: RawBuilder<unknown>): RawBuilder<number>;
+}
+
+export const sqliteAdapter: DialectAdapter = {
+  kind: 'sqlite',
+  bigint: 'integer',
+  double: 'real',
+  greatest: (a, b) => sql<number>`max(${a}, ${b})`,
+  least: (a, b) => sql<number>`min(${a}, ${b})`,
+};
+
+export const postgresAdapter: DialectAdapter = {
+  kind: 'postgres',
+  bigint: 'bigint',
+  double: 'double precision',
+  greatest: (a, b) => sql<number>`greatest(${a}, ${b})`,
+  least: (a, b) => sql<number>`least(${a}, ${b})`,
+};

@@ -1,0 +1,42 @@
+import type { Kysely } from 'kysely';
+import type { Database } from './schema.js';
+import type { ApiKeyRecord, ApiKeyStore, Tier } from './types.js';
+
+const toRecord = (r: Database['api_keys']): ApiKeyRecord => ({
+  id: r.id,
+  name: r.name,
+  tier: r.tier as Tier,
+  rpm: Number(r.rpm),
+  burst: Number(r.burst),
+  keyHash: r.key_hash,
+  createdAt: Number(r.created_at),
+  expiresAt: r.expires_at === null ? null : Number(r.expires_at),
+  revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
+});
+
+/** API key rows: only the SHA-256 hash of a key is stored (DESIGN §4). */
+export function createApiKeyStore(db: Kysely<Database>): ApiKeyStore {
+  return {
+    async insert(k) {
+      await db
+        .insertInto('api_keys')
+        .values({ id: k.id, name: k.name, tier: k.tier, rpm: k.rpm, burst: k.burst, key_hash: k.keyHash, created_at: k.createdAt, expires_at: k.expiresAt, revoked_at: k.revokedAt })
+        .execute();
+    },
+    async findByHash(keyHash) {
+      const r = await db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
+      return r ? toRecord(r) : undefined;
+    },
+    async list() {
+      return (await db.selectFrom('api_keys').selectAll().orderBy('created_at').orderBy('id').execute()).map(toRecord);
+    },
+    async revoke(id, atMs) {
+      const res = await db.updateTable('api_keys').set({ revoked_at: atMs }).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
+      return Number(res.numUpdatedRows) > 0;
+    },
+    async count() {
+      const r = await db.selectFrom('api_keys').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
+      return Number(r?.n ?? 0);
+    },
+  };
+}

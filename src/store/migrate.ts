@@ -1,0 +1,22 @@
+import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { AppError } from '../core/index.js';
+import type { DialectAdapter } from './dialect.js';
+import { migration0001 } from './migrations/0001_initial.js';
+
+/** Ordered, append-only list of migrations; names sort in application order. */
+function migrationsFor(a: DialectAdapter): Record<string, Migration> {
+  return {
+    '0001_initial': migration0001(a),
+  };
+}
+
+/** Applies every pending migration. Throws AppError STORE_MIGRATION_FAILED. */
+export async function migrateToLatest(db: Kysely<any>, a: DialectAdapter): Promise<void> {
+  const provider: MigrationProvider = { getMigrations: async () => migrationsFor(a) };
+  const migrator = new Migrator({ db, provider, migrationTableName: 'schema_migrations', migrationLockTableName: 'schema_migrations_lock' });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new AppError('STORE_MIGRATION_FAILED', `migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}

@@ -1,0 +1,51 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from './schema.js';
+
+/**
+ * USD per smallest unit = USD price of one whole token / 10^decimals, at the UTC hour of the
+ * event (DESIGN §6). Unknown decimals or unknown price → null (the event is un-priced).
+ */
+export function usdPerUnit(usdPrice: number | undefined, decimals: number | undefined): number | null {
+  if (usdPrice === undefined || decimals === undefined) return null;
+  return usdPrice / 10 ** decimals;
+}
+
+/** USD values of one game (DESIGN §3). p null → all 0 (un-priced). */
+export function gameUsd(
+  g: { wager: bigint; payout: bigint; jackpot: bigint; creatorFee: bigint; gambaFee: bigint; poolFee: bigint; jackpotFee: bigint },
+  p: number | null,
+): { wager: number; profit: number; creatorFee: number; gambaFee: number; net: number } {
+  if (p === null) return { wager: 0, profit: 0, creatorFee: 0, gambaFee: 0, net: 0 };
+  const profit = g.payout + g.jackpot - g.wager;
+  const fees = g.creatorFee + g.gambaFee + g.poolFee + g.jackpotFee;
+  return {
+    wager: Number(g.wager) * p,
+    profit: Number(profit) * p,
+    creatorFee: Number(g.creatorFee) * p,
+    gambaFee: Number(g.gambaFee) * p,
+    net: Number(profit - fees) * p,
+  };
+}
+
+/** Memoised (mint, hour) → USD price and mint → decimals lookups within one transaction. */
+export class PriceLookup {
+  private readonly prices = new Map<string, number | undefined>();
+  constructor(
+    private readonly db: Transaction<Database> | Kysely<Database>,
+    private readonly decimals: Map<string, number>,
+  ) {}
+
+  async perUnit(mint: string, hourMs: number): Promise<number | null> {
+    const id = `${mint} ${hourMs}`;
+    if (!this.prices.has(id)) {
+      const row = await this.db
+        .selectFrom('prices')
+        .select('usd_price')
+        .where('mint', '=', mint)
+        .where('hour_ms', '=', hourMs)
+        .executeTakeFirst();
+      this.prices.set(id, row ? Number(row.usd_price) : undefined);
+    }
+    return usdPerUnit(this.prices.get(id), this.decimals.get(mint));
+  }
+}

@@ -1,0 +1,79 @@
+import { sql, type RawBuilder } from 'kysely';
+import { dayOf, joinHiLo } from '../../core/index.js';
+import type { DialectAdapter } from '../dialect.js';
+
+/** Driver values → JS: SQLite (safe integers) gives bigint, pg gives strings for bigint/numeric. */
+export const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
+export const big = (v: unknown): bigint => (v === null || v === undefined ? 0n : BigInt(v as string));
+
+export interface GameFilter {
+  creator?: string | undefined;
+  token?: string | undefined;
+  pool?: string | undefined;
+  player?: string | undefined;
+}
+
+/** ` and col = ?` for each set filter (bound parameters; column names are constants). */
+export function filterSql(f: GameFilter, alias = ''): RawBuilder<unknown> {
+  const p = alias ? `${alias}.` : '';
+  const parts: RawBuilder<unknown>[] = [];
+  if (f.creator !== undefined) parts.push(sql`and ${sql.raw(p + 'creator')} = ${f.creator}`);
+  if (f.token !== undefined) parts.push(sql`and ${sql.raw(p + 'token')} = ${f.token}`);
+  if (f.pool !== undefined) parts.push(sql`and ${sql.raw(p + 'pool')} = ${f.pool}`);
+  if (f.player !== undefined) parts.push(sql`and ${sql.raw(p + 'player')} = ${f.player}`);
+  return parts.length ? sql.join(parts, sql` `) : sql``;
+}
+
+const SUMS = 'plays, wager_hi, wager_lo, payout_hi, payout_lo, jackpot_hi, jackpot_lo, usd_wager, usd_profit, usd_creator_fee, usd_gamba_fee, usd_net, max_usd_profit, min_usd_profit, first_ms, last_ms';
+
+/**
+ * Rows of game sums (columns of schema.ts GameSums plus day, creator, token, pool, player)
+ * for games with time ≥ startTime (ms) matching `f`: whole days after the start day from the
+ * ru_daily rollup, plus the raw games of the (partial) start day. Without startTime: all of
+ * ru_daily. Cost grows with the window, not with history (DESIGN §7).
+ */
+export function windowSource(a: DialectAdapter, f: GameFilter, startTime: number | undefined): RawBuilder<unknown> {
+  if (startTime === undefined) {
+    return sql`select day, creator, token, pool, player, ${sql.raw(SUMS)} from ru_daily where 1=1 ${filterSql(f)}`;
+  }
+  const d = dayOf(startTime);
+  return sql`select day, creator, token, pool, player, ${sql.raw(SUMS)} from ru_daily where day > ${d} ${filterSql(f)}
+    union all
+    select day, creator, token, pool, player, 1 as plays, wager_hi, wager_lo, payout_hi, payout_lo, jackpot_hi, jackpot_lo,
+      usd_wager, usd_profit, usd_creator_fee, usd_gamba_fee, usd_net,
+      ${a.greatest(sql`0.0`, sql.raw('usd_profit'))} as max_usd_profit, ${a.least(sql`0.0`, sql.raw('usd_profit'))} as min_usd_profit,
+      time_ms as first_ms, time_ms as last_ms
+    from games where day = ${d} and time_ms >= ${startTime} ${filterSql(f)}`;
+}
+
+/** Exact token sums from summed 32-bit halves (core/u64.ts). */
+export function tokenSums(r: Record<string, unknown>): { volume: bigint; profit: bigint } {
+  const wager = joinHiLo(r.wager_hi as string, r.wager_lo as string);
+  const payout = joinHiLo(r.payout_hi as string, r.payout_lo as string);
+  const jackpot = joinHiLo(r.jackpot_hi as string, r.jackpot_lo as string);
+  return { volume: wager, profit: payout + jackpot - wager };
+}
+
+/** SELECT list aggregating GameSums columns of a source. */
+export const AGG_SUMS = sql.raw(`sum(plays) as plays, sum(wager_hi) as wager_hi, sum(wager_lo) as wager_lo,
+  sum(payout_hi) as payout_hi, sum(payout_lo) as payout_lo, sum(jackpot_hi) as jackpot_hi, sum(jackpot_lo) as jackpot_lo,
+  sum(usd_wager) as usd_wager, sum(usd_profit) as usd_profit, sum(usd_creator_fee) as usd_creator_fee,
+  sum(usd_gamba_fee) as usd_gamba_fee, sum(usd_net) as usd_net, max(max_usd_profit) as max_usd_profit,
+  min(min_usd_profit) as min_usd_profit, min(first_ms) as first_ms, max(last_ms) as last_ms`);
+
+/** Approximate (double) order of exact token sums, for ORDER BY only; values are read exactly. */
+export const TOKEN_VOLUME_ORDER = sql.raw(`(sum(wager_hi) * 4294967296.0 + sum(wager_lo))`);
+export const TOKEN_PROFIT_ORDER = sql.raw(
+  `((sum(payout_hi) + sum(jackpot_hi) - sum(wager_hi)) * 4294967296.0 + (sum(payout_lo) + sum(jackpot_lo) - sum(wager_lo)))`,
+);
+
+/** UTC day numbers of the dense series of `days` dates ending with today (DESIGN §4). */
+export function dayRange(days: number, now: number): { first: number; last: number } {
+  const last = dayOf(now);
+  return { first: last - days + 1, last };
+}
+
+/** Exact sum of a `<name>_hi` / `<name>_lo` column pair of a result row. */
+export function joinHiLoRow(r: Record<string, unknown>, name: string): bigint {
+  return joinHiLo(r[`${name}_hi`] as string, r[`${name}_lo`] as string);
+}

@@ -1,0 +1,136 @@
+import type { Expression, Kysely, SqlBool } from 'kysely';
+import { AppError } from '../../core/index.js';
+import type { Database } from '../schema.js';
+import type { Page, PoolChangeRecord, PoolChangesQuery, SettledGame, SettledGamesOrderBy, SettledGamesQuery, SortDirection } from '../types.js';
+import { big, num } from './common.js';
+
+/**
+ * Keyset cursors (DESIGN §4 extension): base64url JSON of the ordering and the last row's
+ * sort key. Opaque to clients; stable while new games arrive.
+ */
+type KeyValue = number | string;
+interface CursorBody {
+  o: string;
+  s: SortDirection;
+  k: KeyValue[];
+}
+
+function badCursor(rule: string): AppError {
+  return new AppError('INVALID_PARAMETER', `Invalid parameter 'cursor': ${rule}`, { details: { parameter: 'cursor' } });
+}
+
+export function encodeCursor(o: string, s: SortDirection, k: KeyValue[]): string {
+  return Buffer.from(JSON.stringify({ o, s, k } satisfies CursorBody)).toString('base64url');
+}
+
+/** Throws AppError INVALID_PARAMETER (details.parameter 'cursor') when malformed or for another ordering. */
+export function decodeCursor(cursor: string, o: string, s: SortDirection, types: ('number' | 'string')[]): KeyValue[] {
+  let body: CursorBody;
+  try {
+    body = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as CursorBody;
+  } catch {
+    throw badCursor('must be a nextCursor value returned by this endpoint');
+  }
+  if (!body || typeof body !== 'object' || !Array.isArray(body.k) || body.k.length !== types.length || !body.k.every((v, i) => typeof v === types[i] && (typeof v !== 'number' || Number.isFinite(v)))) {
+    throw badCursor('must be a nextCursor value returned by this endpoint');
+  }
+  if (body.o !== o || body.s !== s) throw badCursor(`was issued for orderBy=${body.o}&sorting=${body.s}; repeat those parameters with it`);
+  return body.k;
+}
+
+const GAME_KEYS: Record<SettledGamesOrderBy, ('multiplier_bps' | 'usd_profit' | 'time_ms' | 'signature' | 'event_index')[]> = {
+  time: ['time_ms', 'signature', 'event_index'],
+  multiplier: ['multiplier_bps', 'time_ms', 'signature', 'event_index'],
+  usd_profit: ['usd_profit', 'time_ms', 'signature', 'event_index'],
+};
+
+/** GET /events/settledGames: filters, ordering with deterministic tie-breakers, page or cursor. */
+export async function settledGames(db: Kysely<Database>, q: SettledGamesQuery): Promise<Page<SettledGame>> {
+  const keys = GAME_KEYS[q.orderBy];
+  const dir = q.sorting === 'ASC' ? 'asc' : 'desc';
+  let base = db.selectFrom('games');
+  if (q.creator !== undefined) base = base.where('creator', '=', q.creator);
+  if (q.pool !== undefined) base = base.where('pool', '=', q.pool);
+  if (q.token !== undefined) base = base.where('token', '=', q.token);
+  if (q.user !== undefined) base = base.where('player', '=', q.user);
+  if (q.onlyJackpots) base = base.where('is_jackpot', '=', 1);
+
+  let list = base.select(['signature', 'event_index', 'time_ms', 'player', 'creator', 'token', 'wager', 'payout', 'jackpot', 'usd_wager', 'usd_profit', 'multiplier_bps']);
+  for (const k of keys) list = list.orderBy(k, dir);
+  if (q.cursor !== undefined) {
+    const after = decodeCursor(q.cursor, q.orderBy, q.sorting, keys.map((k) => (k === 'signature' ? 'string' : 'number')));
+    list = list.where((eb) => keysetAfter(eb, keys, after, q.sorting));
+  } else {
+    list = list.offset(q.page * q.itemsPerPage);
+  }
+  const rows = await list.limit(q.itemsPerPage + 1).execute();
+  const more = rows.length > q.itemsPerPage;
+  const page = rows.slice(0, q.itemsPerPage);
+  const total = await base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
+  const last = page[page.length - 1];
+  const keyOf = (r: (typeof page)[number]): KeyValue[] =>
+    keys.map((k) => (k === 'signature' ? r.signature : k === 'event_index' ? r.event_index : k === 'time_ms' ? num(r.time_ms) : k === 'usd_profit' ? num(r.usd_profit) : num(r.multiplier_bps)));
+  return {
+    results: page.map((r) => {
+      const wager = big(r.wager);
+      const payout = big(r.payout);
+      const jackpot = big(r.jackpot);
+      return {
+        signature: r.signature,
+        wager,
+        payout,
+        usd_wager: num(r.usd_wager),
+        usd_profit: num(r.usd_profit),
+        profit: payout + jackpot - wager,
+        user: r.player,
+        creator: r.creator,
+        token: r.token,
+        jackpot,
+        multiplier: num(r.multiplier_bps) / 10_000,
+        time: num(r.time_ms),
+      };
+    }),
+    total: num(total?.n),
+    nextCursor: more && last ? encodeCursor(q.orderBy, q.sorting, keyOf(last)) : null,
+  };
+}
+
+// Row-value comparison `(a, b, c) > (x, y, z)` — supported by SQLite ≥ 3.15 and PostgreSQL.
+function keysetAfter(eb: any, keys: string[], values: KeyValue[], sorting: SortDirection): Expression<SqlBool> {
+  const op = sorting === 'ASC' ? '>' : '<';
+  return eb(eb.refTuple(...keys), op, eb.tuple(...values));
+}
+
+/** GET /events/poolChanges for one pool, newest first (time, signature, event index), page or cursor. */
+export async function poolChanges(db: Kysely<Database>, q: PoolChangesQuery): Promise<Page<PoolChangeRecord>> {
+  const keys = ['time_ms', 'signature', 'event_index'] as const;
+  const base = db.selectFrom('pool_changes').where('pool', '=', q.pool);
+  let list = base.selectAll().orderBy('time_ms', 'desc').orderBy('signature', 'desc').orderBy('event_index', 'desc');
+  if (q.cursor !== undefined) {
+    const after = decodeCursor(q.cursor, 'time', 'DESC', ['number', 'string', 'number']);
+    list = list.where((eb) => keysetAfter(eb, [...keys], after, 'DESC'));
+  } else {
+    list = list.offset(q.page * q.itemsPerPage);
+  }
+  const rows = await list.limit(q.itemsPerPage + 1).execute();
+  const more = rows.length > q.itemsPerPage;
+  const page = rows.slice(0, q.itemsPerPage);
+  const total = await base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
+  const last = page[page.length - 1];
+  return {
+    results: page.map((r) => ({
+      signature: r.signature,
+      action: r.action === 'withdraw' ? 'withdraw' : 'deposit',
+      user: r.player,
+      pool: r.pool,
+      token: r.token,
+      amount: big(r.amount),
+      post_liquidity: big(r.post_liquidity),
+      lp_supply: big(r.lp_supply),
+      usd_amount: num(r.usd_amount),
+      time: num(r.time_ms),
+    })),
+    total: num(total?.n),
+    nextCursor: more && last ? encodeCursor('time', 'DESC', [num(last.time_ms), last.signature, last.event_index]) : null,
+  };
+}

@@ -1,0 +1,32 @@
+import type { Kysely } from 'kysely';
+import type { DialectAdapter } from '../dialect.js';
+import type { Database } from '../schema.js';
+import type { Queries } from '../types.js';
+import { chartDaoUsd, chartPlays } from './charts.js';
+import { counts } from './counts.js';
+import { poolChanges, settledGames } from './events.js';
+import { platforms } from './platforms.js';
+import { player, players } from './players.js';
+import { daily, platformsByPool, ratio, tokens, total } from './pools.js';
+import { stats } from './stats.js';
+
+/** The read side of the store (src/store/types.ts Queries), bound to one database. */
+export function createQueries(db: Kysely<Database>, a: DialectAdapter): Queries {
+  return {
+    counts: () => counts(db),
+    stats: (q) => stats(db, a, q),
+    player: (q) => player(db, q),
+    players: (q) => players(db, a, q),
+    settledGames: (q) => settledGames(db, q),
+    poolChanges: (q) => poolChanges(db, q),
+    platforms: (q) => platforms(db, a, q),
+    platformsByPool: (pool) => platformsByPool(db, pool),
+    tokens: (q) => tokens(db, q),
+    ratio: (q) => ratio(db, q),
+    total: (pool) => total(db, pool),
+    daily: (q) => daily(db, q),
+    chartPlays: (q) => chartPlays(db, q),
+    chartDailyUsd: (q) => chartPlays(db, q),
+    chartDaoUsd: (q) => chartDaoUsd(db, q),
+  };
+}

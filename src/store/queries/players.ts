@@ -1,0 +1,78 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { DialectAdapter } from '../dialect.js';
+import type { Database } from '../schema.js';
+import type { LeaderboardEntry, PlayerQuery, PlayerResult, PlayersQuery, PlayersResult } from '../types.js';
+import { AGG_SUMS, filterSql, num, TOKEN_PROFIT_ORDER, TOKEN_VOLUME_ORDER, tokenSums, windowSource } from './common.js';
+
+/** GET /player: all-time totals of one user from ru_user_ct (spec §2 Player statistics; DESIGN §4). */
+export async function player(db: Kysely<Database>, q: PlayerQuery): Promise<PlayerResult | undefined> {
+  const res = await sql<Record<string, unknown>>`select token, ${AGG_SUMS} from ru_user_ct
+    where player = ${q.user} ${filterSql({ creator: q.creator, token: q.token })} group by token`.execute(db);
+  if (res.rows.length === 0) return undefined;
+  let plays = 0, volume = 0, profit = 0, win = 0, loss = 0, first = Infinity, last = 0;
+  let fav: { token: string; plays: number; usd: number } | undefined;
+  for (const r of res.rows) {
+    const p = num(r.plays);
+    const usd = num(r.usd_wager);
+    plays += p;
+    volume += usd;
+    profit += num(r.usd_profit);
+    win = Math.max(win, num(r.max_usd_profit));
+    loss = Math.min(loss, num(r.min_usd_profit));
+    first = Math.min(first, num(r.first_ms));
+    last = Math.max(last, num(r.last_ms));
+    const token = String(r.token);
+    // favorite_token: most plays, then higher USD volume, then address order (DESIGN §4).
+    if (!fav || p > fav.plays || (p === fav.plays && (usd > fav.usd || (usd === fav.usd && token < fav.token)))) fav = { token, plays: p, usd };
+  }
+  return {
+    user: q.user,
+    total_plays: plays,
+    total_volume_usd: volume,
+    total_profit_usd: profit,
+    biggest_win_usd: win,
+    biggest_loss_usd: loss,
+    favorite_token: fav!.token,
+    first_play: first === Infinity ? 0 : first,
+    last_play: last,
+  };
+}
+
+/**
+ * GET /players leaderboard. Source by filters: all-time unfiltered → ru_user; creator/token →
+ * ru_user_ct; pool or startTime → ru_daily window (+ raw rows of a partial first day).
+ * Ties break by user ascending (DESIGN §4). token_* are null unless one token is implied.
+ */
+export async function players(db: Kysely<Database>, a: DialectAdapter, q: PlayersQuery): Promise<PlayersResult> {
+  const singleToken = q.token !== undefined || q.pool !== undefined;
+  let source: RawBuilder<unknown>;
+  if (q.pool !== undefined || q.startTime !== undefined) {
+    source = windowSource(a, { creator: q.creator, token: q.token, pool: q.pool }, q.startTime);
+  } else if (q.creator !== undefined || q.token !== undefined) {
+    source = sql`select * from ru_user_ct where 1=1 ${filterSql({ creator: q.creator, token: q.token })}`;
+  } else {
+    source = sql`select * from ru_user`;
+  }
+  const order =
+    q.sortBy === 'usd_profit' ? sql`sum(usd_profit)`
+    : q.sortBy === 'usd_volume' ? sql`sum(usd_wager)`
+    : q.sortBy === 'token_volume' ? TOKEN_VOLUME_ORDER
+    : TOKEN_PROFIT_ORDER;
+  const rows = await sql<Record<string, unknown>>`select player, ${AGG_SUMS} from (${source}) s
+    group by player order by ${order} desc, player asc limit ${q.limit} offset ${q.offset}`.execute(db);
+  const total = await sql<{ n: unknown }>`select count(distinct player) as n from (${source}) s`.execute(db);
+  const results: LeaderboardEntry[] = rows.rows.map((r) => {
+    const t = tokenSums(r);
+    return {
+      user: String(r.player),
+      total_plays: num(r.plays),
+      usd_volume: num(r.usd_wager),
+      usd_profit: num(r.usd_profit),
+      token_volume: singleToken ? t.volume : null,
+      token_profit: singleToken ? t.profit : null,
+      biggest_win_usd: num(r.max_usd_profit),
+      last_play: num(r.last_ms),
+    };
+  });
+  return { results, total: num(total.rows[0]?.n) };
+}

@@ -1,0 +1,90 @@
+import { sql, type Kysely } from 'kysely';
+import { dayToDate, hourFloor, MS_PER_DAY, MS_PER_HOUR } from '../../core/index.js';
+import type { Database } from '../schema.js';
+import type { PlatformByPoolEntry, PoolDailyPoint, PoolTotal, RatioPoint, TokenEntry } from '../types.js';
+import { big, dayRange, joinHiLoRow, num } from './common.js';
+
+/** GET /platforms-by-pool: all-time per creator for one pool from ru_ctp; volume desc, creator asc. */
+export async function platformsByPool(db: Kysely<Database>, pool: string): Promise<PlatformByPoolEntry[]> {
+  const res = await sql<Record<string, unknown>>`select creator, sum(plays) as plays, sum(wager_hi) as wager_hi, sum(wager_lo) as wager_lo, sum(usd_wager) as usd_wager
+    from ru_ctp where pool = ${pool} group by creator`.execute(db);
+  const rows = res.rows.map((r) => ({ creator: String(r.creator), volume: joinHiLoRow(r, 'wager'), usd_volume: num(r.usd_wager), plays: num(r.plays) }));
+  return rows.sort((x, y) => (x.volume === y.volume ? (x.creator < y.creator ? -1 : 1) : x.volume > y.volume ? -1 : 1));
+}
+
+/** GET /tokens: all-time per token (optionally one creator) from ru_ctp; usd_volume desc, token asc. */
+export async function tokens(db: Kysely<Database>, q: { creator?: string }): Promise<TokenEntry[]> {
+  const res = await sql<Record<string, unknown>>`select token, sum(plays) as plays, sum(wager_hi) as wager_hi, sum(wager_lo) as wager_lo, sum(usd_wager) as usd_wager
+    from ru_ctp where 1=1 ${q.creator === undefined ? sql`` : sql`and creator = ${q.creator}`} group by token
+    order by sum(usd_wager) desc, token asc`.execute(db);
+  return res.rows.map((r) => ({ token: String(r.token), plays: num(r.plays), volume: joinHiLoRow(r, 'wager'), usd_volume: num(r.usd_wager) }));
+}
+
+/** GET /total: all-time volume of one pool. An unknown pool answers zeros with token null. */
+export async function total(db: Kysely<Database>, pool: string): Promise<PoolTotal> {
+  const res = await sql<Record<string, unknown>>`select sum(plays) as plays, sum(wager_hi) as wager_hi, sum(wager_lo) as wager_lo, sum(usd_wager) as usd_wager
+    from ru_ctp where pool = ${pool}`.execute(db);
+  const row = res.rows[0] ?? {};
+  const p = await db.selectFrom('pools').select('token').where('pool', '=', pool).executeTakeFirst();
+  return { pool, token: p?.token ?? null, volume: joinHiLoRow(row, 'wager'), usd_volume: num(row.usd_wager), plays: num(row.plays) };
+}
+
+/** GET /daily: dense daily series of one pool over `days` UTC dates ending today. */
+export async function daily(db: Kysely<Database>, q: { pool: string; days: number; now: number }): Promise<PoolDailyPoint[]> {
+  const { first, last } = dayRange(q.days, q.now);
+  const res = await sql<Record<string, unknown>>`select day, sum(plays) as plays, sum(wager_hi) as wager_hi, sum(wager_lo) as wager_lo, sum(usd_wager) as usd_wager
+    from ru_day_ctp where pool = ${q.pool} and day >= ${first} and day <= ${last} group by day`.execute(db);
+  const byDay = new Map(res.rows.map((r) => [num(r.day), r]));
+  const out: PoolDailyPoint[] = [];
+  for (let d = first; d <= last; d++) {
+    const r = byDay.get(d);
+    out.push({ date: dayToDate(d), volume: r ? joinHiLoRow(r, 'wager') : 0n, volume_usd: r ? num(r.usd_wager) : 0, plays: r ? num(r.plays) : 0 });
+  }
+  return out;
+}
+
+/** Window of /ratio: the last 30 days (DESIGN §4). */
+export const RATIO_WINDOW_MS = 30 * MS_PER_DAY;
+
+/**
+ * GET /ratio: hourly points for each UTC hour from hourFloor(now − 30 d) to hourFloor(now):
+ * the pool's liquidity and LP supply at the end of that hour (carried forward from the latest
+ * event at or before it), ratio = liquidity / lp_supply (1 when lp_supply is 0, as the Gamba
+ * explorer does). Hours before both values are known are omitted.
+ */
+export async function ratio(db: Kysely<Database>, q: { pool: string; now: number }): Promise<RatioPoint[]> {
+  const start = hourFloor(q.now - RATIO_WINDOW_MS);
+  const end = hourFloor(q.now);
+  const rows = await db
+    .selectFrom('ru_pool_hour')
+    .selectAll()
+    .where('pool', '=', q.pool)
+    .where('hour_ms', '>=', start)
+    .where('hour_ms', '<=', end)
+    .orderBy('hour_ms')
+    .execute();
+  const prevLiq = await db.selectFrom('ru_pool_hour').select('liquidity').where('pool', '=', q.pool).where('hour_ms', '<', start).orderBy('hour_ms', 'desc').limit(1).executeTakeFirst();
+  const prevLp = await db
+    .selectFrom('ru_pool_hour')
+    .select('lp_supply')
+    .where('pool', '=', q.pool)
+    .where('hour_ms', '<', start)
+    .where('lp_supply', 'is not', null)
+    .orderBy('hour_ms', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  let liq: bigint | null = prevLiq ? big(prevLiq.liquidity) : null;
+  let lp: bigint | null = prevLp?.lp_supply != null ? big(prevLp.lp_supply) : null;
+  const byHour = new Map(rows.map((r) => [num(r.hour_ms), r]));
+  const out: RatioPoint[] = [];
+  for (let h = start; h <= end; h += MS_PER_HOUR) {
+    const r = byHour.get(h);
+    if (r) {
+      liq = big(r.liquidity);
+      if (r.lp_supply !== null) lp = big(r.lp_supply);
+    }
+    if (liq === null || lp === null) continue;
+    out.push({ time: h, pool_liquidity: liq, lp_supply: lp, ratio: lp === 0n ? 1 : Number(liq) / Number(lp) });
+  }
+  return out;
+}

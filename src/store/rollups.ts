@@ -1,0 +1,192 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { splitU64 } from '../core/index.js';
+import type { DialectAdapter } from './dialect.js';
+import type { Database } from './schema.js';
+
+/** The additive contribution of one or more games to a rollup row (schema.ts GameSums). */
+export interface GameDelta {
+  plays: number;
+  wager_hi: number;
+  wager_lo: number;
+  payout_hi: number;
+  payout_lo: number;
+  jackpot_hi: number;
+  jackpot_lo: number;
+  usd_wager: number;
+  usd_profit: number;
+  usd_creator_fee: number;
+  usd_gamba_fee: number;
+  usd_net: number;
+  max_usd_profit: number;
+  min_usd_profit: number;
+  first_ms: number;
+  last_ms: number;
+}
+
+export const SUM_COLUMNS = [
+  'plays', 'wager_hi', 'wager_lo', 'payout_hi', 'payout_lo', 'jackpot_hi', 'jackpot_lo',
+  'usd_wager', 'usd_profit', 'usd_creator_fee', 'usd_gamba_fee', 'usd_net',
+] as const;
+
+/** The raw facts of a game a delta is made from. */
+export interface GameFacts {
+  timeMs: number;
+  wager: bigint;
+  payout: bigint;
+  jackpot: bigint;
+  usd: { wager: number; profit: number; creatorFee: number; gambaFee: number; net: number };
+}
+
+/** Delta of a newly stored game (counts and token sums included). */
+export function gameDelta(g: GameFacts): GameDelta {
+  const w = splitU64(g.wager);
+  const p = splitU64(g.payout);
+  const j = splitU64(g.jackpot);
+  return {
+    plays: 1,
+    wager_hi: w.hi, wager_lo: w.lo,
+    payout_hi: p.hi, payout_lo: p.lo,
+    jackpot_hi: j.hi, jackpot_lo: j.lo,
+    ...usdPart(g),
+  };
+}
+
+/** Delta of re-pricing a stored game: only its USD values (DESIGN §6). */
+export function repriceDelta(g: GameFacts): GameDelta {
+  return { plays: 0, wager_hi: 0, wager_lo: 0, payout_hi: 0, payout_lo: 0, jackpot_hi: 0, jackpot_lo: 0, ...usdPart(g) };
+}
+
+function usdPart(g: GameFacts) {
+  return {
+    usd_wager: g.usd.wager,
+    usd_profit: g.usd.profit,
+    usd_creator_fee: g.usd.creatorFee,
+    usd_gamba_fee: g.usd.gambaFee,
+    usd_net: g.usd.net,
+    max_usd_profit: Math.max(0, g.usd.profit),
+    min_usd_profit: Math.min(0, g.usd.profit),
+    first_ms: g.timeMs,
+    last_ms: g.timeMs,
+  };
+}
+
+function merge(into: GameDelta, d: GameDelta): void {
+  for (const c of SUM_COLUMNS) into[c] += d[c];
+  into.max_usd_profit = Math.max(into.max_usd_profit, d.max_usd_profit);
+  into.min_usd_profit = Math.min(into.min_usd_profit, d.min_usd_profit);
+  into.first_ms = Math.min(into.first_ms, d.first_ms);
+  into.last_ms = Math.max(into.last_ms, d.last_ms);
+}
+
+type RollupTable = 'ru_daily' | 'ru_day_ctp' | 'ru_ctp' | 'ru_user_ct' | 'ru_user';
+
+export const ROLLUP_KEYS: Record<RollupTable, readonly string[]> = {
+  ru_daily: ['day', 'creator', 'token', 'pool', 'player'],
+  ru_day_ctp: ['day', 'creator', 'token', 'pool'],
+  ru_ctp: ['creator', 'token', 'pool'],
+  ru_user_ct: ['player', 'creator', 'token'],
+  ru_user: ['player'],
+};
+
+export interface GameDims {
+  day: number;
+  creator: string;
+  token: string;
+  pool: string;
+  player: string;
+}
+
+/**
+ * Accumulates deltas of a batch per rollup row in memory, then writes each touched row once
+ * (a batch of games by few platforms/tokens collapses to few upserts).
+ */
+export class RollupAccumulator {
+  private readonly rows = new Map<RollupTable, Map<string, { key: Record<string, string | number>; delta: GameDelta }>>();
+
+  add(dims: GameDims, delta: GameDelta): void {
+    for (const table of Object.keys(ROLLUP_KEYS) as RollupTable[]) {
+      const cols = ROLLUP_KEYS[table];
+      const key: Record<string, string | number> = {};
+      for (const c of cols) key[c] = dims[c as keyof GameDims];
+      const id = cols.map((c) => key[c]).join('\u0000');
+      let m = this.rows.get(table);
+      if (!m) this.rows.set(table, (m = new Map()));
+      const row = m.get(id);
+      if (row) merge(row.delta, delta);
+      else m.set(id, { key, delta: { ...delta } });
+    }
+  }
+
+  get size(): number {
+    let n = 0;
+    for (const m of this.rows.values()) n += m.size;
+    return n;
+  }
+
+  async flush(trx: Transaction<Database> | Kysely<Database>, a: DialectAdapter): Promise<void> {
+    for (const [table, m] of this.rows) {
+      const keyCols = ROLLUP_KEYS[table];
+      for (const { key, delta } of m.values()) await upsertRollup(trx, a, table, keyCols, key, delta);
+    }
+    this.rows.clear();
+  }
+}
+
+async function upsertRollup(
+  db: Transaction<Database> | Kysely<Database>,
+  a: DialectAdapter,
+  table: RollupTable,
+  keyCols: readonly string[],
+  key: Record<string, string | number>,
+  d: GameDelta,
+): Promise<void> {
+  const cols = [...keyCols, ...SUM_COLUMNS, 'max_usd_profit', 'min_usd_profit', 'first_ms', 'last_ms'];
+  const values = cols.map((c) => (c in key ? key[c] : d[c as keyof GameDelta]));
+  const t = sql.raw(table);
+  const ref = (c: string) => sql.raw(`${table}.${c}`);
+  const ex = (c: string) => sql.raw(`excluded.${c}`);
+  const updates = [
+    ...SUM_COLUMNS.map((c) => sql`${sql.raw(c)} = ${ref(c)} + ${ex(c)}`),
+    sql`max_usd_profit = ${a.greatest(ref('max_usd_profit'), ex('max_usd_profit'))}`,
+    sql`min_usd_profit = ${a.least(ref('min_usd_profit'), ex('min_usd_profit'))}`,
+    sql`first_ms = ${a.least(ref('first_ms'), ex('first_ms'))}`,
+    sql`last_ms = ${a.greatest(ref('last_ms'), ex('last_ms'))}`,
+  ];
+  await sql`insert into ${t} (${sql.raw(cols.join(', '))}) values (${sql.join(values)})
+    on conflict (${sql.raw(keyCols.join(', '))}) do update set ${sql.join(updates)}`.execute(db);
+}
+
+/** Per (pool, hour) last liquidity and LP supply of a batch, merged by chain order key. */
+export class PoolHourAccumulator {
+  private readonly rows = new Map<string, { pool: string; hourMs: number; liqKey: string; liquidity: bigint; lpKey: string | null; lpSupply: bigint | null }>();
+
+  add(pool: string, hourMs: number, key: string, liquidity: bigint, lpSupply: bigint | null): void {
+    const id = `${pool} ${hourMs}`;
+    const row = this.rows.get(id);
+    if (!row) {
+      this.rows.set(id, { pool, hourMs, liqKey: key, liquidity, lpKey: lpSupply === null ? null : key, lpSupply });
+      return;
+    }
+    if (key > row.liqKey) {
+      row.liqKey = key;
+      row.liquidity = liquidity;
+    }
+    if (lpSupply !== null && (row.lpKey === null || key > row.lpKey)) {
+      row.lpKey = key;
+      row.lpSupply = lpSupply;
+    }
+  }
+
+  async flush(db: Transaction<Database> | Kysely<Database>): Promise<void> {
+    for (const r of this.rows.values()) {
+      await sql`insert into ru_pool_hour (pool, hour_ms, liq_key, liquidity, lp_key, lp_supply)
+        values (${r.pool}, ${r.hourMs}, ${r.liqKey}, ${r.liquidity.toString()}, ${r.lpKey}, ${r.lpSupply === null ? null : r.lpSupply.toString()})
+        on conflict (pool, hour_ms) do update set
+          liquidity = case when excluded.liq_key > ru_pool_hour.liq_key then excluded.liquidity else ru_pool_hour.liquidity end,
+          liq_key = case when excluded.liq_key > ru_pool_hour.liq_key then excluded.liq_key else ru_pool_hour.liq_key end,
+          lp_supply = case when excluded.lp_key is not null and (ru_pool_hour.lp_key is null or excluded.lp_key > ru_pool_hour.lp_key) then excluded.lp_supply else ru_pool_hour.lp_supply end,
+          lp_key = case when excluded.lp_key is not null and (ru_pool_hour.lp_key is null or excluded.lp_key > ru_pool_hour.lp_key) then excluded.lp_key else ru_pool_hour.lp_key end`.execute(db);
+    }
+    this.rows.clear();
+  }
+}

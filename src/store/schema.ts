@@ -1,0 +1,195 @@
+/**
+ * Kysely table types. Column naming: `player` (not `user`, a reserved word in PostgreSQL),
+ * `*_ms` = Unix ms, `block_time` = Unix s, `day` = UTC day number, `*_hi`/`*_lo` = 32-bit
+ * halves of u64 token amounts (src/core/u64.ts) so SUM stays exact on both dialects.
+ * Integer columns may come back as string (pg bigint) — readers convert with Number()/BigInt().
+ */
+type Int = number | string | bigint;
+
+export interface GamesTable {
+  signature: string;
+  event_index: number;
+  slot: Int;
+  block_time: Int;
+  time_ms: Int;
+  day: number;
+  hour_ms: Int;
+  player: string;
+  creator: string;
+  token: string;
+  pool: string;
+  wager: string;
+  payout: string;
+  jackpot: string;
+  wager_hi: Int;
+  wager_lo: Int;
+  payout_hi: Int;
+  payout_lo: Int;
+  jackpot_hi: Int;
+  jackpot_lo: Int;
+  creator_fee: string;
+  gamba_fee: string;
+  pool_fee: string;
+  jackpot_fee: string;
+  multiplier_bps: number;
+  is_jackpot: number;
+  pool_liquidity: string;
+  /** USD per smallest unit at the game's hour; null = un-priced (DESIGN §6). */
+  usd_per_unit: number | null;
+  usd_wager: number;
+  usd_profit: number;
+  usd_creator_fee: number;
+  usd_gamba_fee: number;
+  usd_net: number;
+  /** Remaining GameSettled fields as JSON (u64 as strings), kept so rollups can be rebuilt from raw. */
+  data: string;
+}
+
+export interface PoolChangesTable {
+  signature: string;
+  event_index: number;
+  slot: Int;
+  block_time: Int;
+  time_ms: Int;
+  hour_ms: Int;
+  player: string;
+  pool: string;
+  token: string;
+  action: string;
+  amount: string;
+  post_liquidity: string;
+  lp_supply: string;
+  usd_per_unit: number | null;
+  usd_amount: number;
+}
+
+export interface PoolsTable {
+  pool: string;
+  token: string;
+  authority: string | null;
+  created_signature: string | null;
+  created_event_index: number | null;
+  created_time_ms: Int | null;
+}
+
+export interface MintsTable {
+  mint: string;
+  decimals: number;
+}
+
+export interface PricesTable {
+  mint: string;
+  hour_ms: Int;
+  usd_price: number;
+  source: string;
+  publish_time: Int | null;
+}
+
+export interface SignaturesTable {
+  signature: string;
+  slot: Int;
+  block_time: Int;
+  failed: number;
+}
+
+export interface SyncStateTable {
+  key: string;
+  value: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  name: string;
+  tier: string;
+  rpm: number;
+  burst: number;
+  key_hash: string;
+  created_at: Int;
+  expires_at: Int | null;
+  revoked_at: Int | null;
+}
+
+/** Sums shared by every game rollup. */
+export interface GameSums {
+  plays: Int;
+  wager_hi: Int;
+  wager_lo: Int;
+  payout_hi: Int;
+  payout_lo: Int;
+  jackpot_hi: Int;
+  jackpot_lo: Int;
+  usd_wager: number;
+  usd_profit: number;
+  usd_creator_fee: number;
+  usd_gamba_fee: number;
+  usd_net: number;
+  /** max(0, max usd_profit) and min(0, min usd_profit) over the rolled-up games. */
+  max_usd_profit: number;
+  min_usd_profit: number;
+  first_ms: Int;
+  last_ms: Int;
+}
+
+/** Per UTC day × creator × token × pool × player: windows (startTime, days) over players. */
+export interface RuDailyTable extends GameSums {
+  day: number;
+  creator: string;
+  token: string;
+  pool: string;
+  player: string;
+}
+
+/** Per UTC day × creator × token × pool: charts, pool daily volume, windowed sums. */
+export interface RuDayCtpTable extends GameSums {
+  day: number;
+  creator: string;
+  token: string;
+  pool: string;
+}
+
+/** All-time per creator × token × pool: /tokens, /total, /platforms-by-pool, /stats sums. */
+export interface RuCtpTable extends GameSums {
+  creator: string;
+  token: string;
+  pool: string;
+}
+
+/** All-time per player × creator × token: /player, filtered leaderboards. */
+export interface RuUserCtTable extends GameSums {
+  player: string;
+  creator: string;
+  token: string;
+}
+
+/** All-time per player: the unfiltered leaderboard and player counts. */
+export interface RuUserTable extends GameSums {
+  player: string;
+}
+
+/** Per pool × UTC hour: the last liquidity and LP supply seen in that hour (/ratio). */
+export interface RuPoolHourTable {
+  pool: string;
+  hour_ms: Int;
+  /** Sortable chain-order key of the event that set `liquidity` (src/store/order-key.ts). */
+  liq_key: string;
+  liquidity: string;
+  lp_key: string | null;
+  lp_supply: string | null;
+}
+
+export interface Database {
+  games: GamesTable;
+  pool_changes: PoolChangesTable;
+  pools: PoolsTable;
+  mints: MintsTable;
+  prices: PricesTable;
+  signatures: SignaturesTable;
+  sync_state: SyncStateTable;
+  api_keys: ApiKeysTable;
+  ru_daily: RuDailyTable;
+  ru_day_ctp: RuDayCtpTable;
+  ru_ctp: RuCtpTable;
+  ru_user_ct: RuUserCtTable;
+  ru_user: RuUserTable;
+  ru_pool_hour: RuPoolHourTable;
+}

@@ -1,0 +1,310 @@
+import type { Kysely, Transaction } from 'kysely';
+import { dayOf, hourFloor, MS_PER_HOUR } from '../core/index.js';
+import type { GameSettled, LocatedEvent, PoolChange, PoolCreated } from '../protocol/index.js';
+import type { DialectAdapter } from './dialect.js';
+import { orderKey } from './order-key.js';
+import { gameUsd, PriceLookup, usdPerUnit } from './pricing.js';
+import { gameDelta, PoolHourAccumulator, repriceDelta, RollupAccumulator } from './rollups.js';
+import type { Database } from './schema.js';
+import type { HourlyPrice, WriteBatch, WriteResult } from './types.js';
+import { splitU64 } from '../core/index.js';
+
+type Db = Transaction<Database> | Kysely<Database>;
+
+const u64Fields = (d: GameSettled) => ({
+  underlyingUsed: d.underlyingUsed.toString(),
+  bonusUsed: d.bonusUsed.toString(),
+  payoutFromBonusPool: d.payoutFromBonusPool.toString(),
+  payoutFromNormalPool: d.payoutFromNormalPool.toString(),
+  jackpotProbabilityUbps: d.jackpotProbabilityUbps.toString(),
+  jackpotResult: d.jackpotResult.toString(),
+  nonce: d.nonce.toString(),
+  resultIndex: d.resultIndex.toString(),
+});
+
+/** The write path's per-transaction context. */
+interface Ctx {
+  db: Db;
+  prices: PriceLookup;
+  rollups: RollupAccumulator;
+  poolHours: PoolHourAccumulator;
+  result: WriteResult;
+}
+
+async function insertGame(ctx: Ctx, e: LocatedEvent & { name: 'GameSettled' }): Promise<void> {
+  const d = e.data;
+  const timeMs = e.blockTime * 1000;
+  const hourMs = hourFloor(timeMs);
+  const p = await ctx.prices.perUnit(d.tokenMint, hourMs);
+  const usd = gameUsd(
+    { wager: d.wager, payout: d.payout, jackpot: d.jackpotPayoutToUser, creatorFee: d.creatorFee, gambaFee: d.gambaFee, poolFee: d.poolFee, jackpotFee: d.jackpotFee },
+    p,
+  );
+  const w = splitU64(d.wager);
+  const pay = splitU64(d.payout);
+  const j = splitU64(d.jackpotPayoutToUser);
+  const res = await ctx.db
+    .insertInto('games')
+    .values({
+      signature: e.signature,
+      event_index: e.eventIndex,
+      slot: e.slot,
+      block_time: e.blockTime,
+      time_ms: timeMs,
+      day: dayOf(timeMs),
+      hour_ms: hourMs,
+      player: d.user,
+      creator: d.creator,
+      token: d.tokenMint,
+      pool: d.pool,
+      wager: d.wager.toString(),
+      payout: d.payout.toString(),
+      jackpot: d.jackpotPayoutToUser.toString(),
+      wager_hi: w.hi,
+      wager_lo: w.lo,
+      payout_hi: pay.hi,
+      payout_lo: pay.lo,
+      jackpot_hi: j.hi,
+      jackpot_lo: j.lo,
+      creator_fee: d.creatorFee.toString(),
+      gamba_fee: d.gambaFee.toString(),
+      pool_fee: d.poolFee.toString(),
+      jackpot_fee: d.jackpotFee.toString(),
+      multiplier_bps: d.multiplierBps,
+      is_jackpot: d.jackpotPayoutToUser > 0n ? 1 : 0,
+      pool_liquidity: d.poolLiquidity.toString(),
+      usd_per_unit: p,
+      usd_wager: usd.wager,
+      usd_profit: usd.profit,
+      usd_creator_fee: usd.creatorFee,
+      usd_gamba_fee: usd.gambaFee,
+      usd_net: usd.net,
+      data: JSON.stringify({ ...u64Fields(d), clientSeed: d.clientSeed, bet: d.bet, rngSeed: d.rngSeed, nextRngSeedHashed: d.nextRngSeedHashed, metadata: d.metadata }),
+    })
+    .onConflict((oc) => oc.columns(['signature', 'event_index']).doNothing())
+    .executeTakeFirst();
+  if (Number(res.numInsertedOrUpdatedRows ?? 0) === 0) {
+    ctx.result.duplicates++;
+    return;
+  }
+  ctx.result.gamesInserted++;
+  ctx.rollups.add(
+    { day: dayOf(timeMs), creator: d.creator, token: d.tokenMint, pool: d.pool, player: d.user },
+    gameDelta({ timeMs, wager: d.wager, payout: d.payout, jackpot: d.jackpotPayoutToUser, usd }),
+  );
+  ctx.poolHours.add(d.pool, hourMs, orderKey(e.slot, e.signature, e.eventIndex), d.poolLiquidity, null);
+  await ensurePool(ctx.db, d.pool, d.tokenMint);
+}
+
+async function insertPoolChange(ctx: Ctx, e: LocatedEvent & { name: 'PoolChange' }): Promise<void> {
+  const d: PoolChange = e.data;
+  const timeMs = e.blockTime * 1000;
+  const hourMs = hourFloor(timeMs);
+  const p = await ctx.prices.perUnit(d.tokenMint, hourMs);
+  const res = await ctx.db
+    .insertInto('pool_changes')
+    .values({
+      signature: e.signature,
+      event_index: e.eventIndex,
+      slot: e.slot,
+      block_time: e.blockTime,
+      time_ms: timeMs,
+      hour_ms: hourMs,
+      player: d.user,
+      pool: d.pool,
+      token: d.tokenMint,
+      action: d.action,
+      amount: d.amount.toString(),
+      post_liquidity: d.postLiquidity.toString(),
+      lp_supply: d.lpSupply.toString(),
+      usd_per_unit: p,
+      usd_amount: p === null ? 0 : Number(d.amount) * p,
+    })
+    .onConflict((oc) => oc.columns(['signature', 'event_index']).doNothing())
+    .executeTakeFirst();
+  if (Number(res.numInsertedOrUpdatedRows ?? 0) === 0) {
+    ctx.result.duplicates++;
+    return;
+  }
+  ctx.result.poolChangesInserted++;
+  ctx.poolHours.add(d.pool, hourMs, orderKey(e.slot, e.signature, e.eventIndex), d.postLiquidity, d.lpSupply);
+  await ensurePool(ctx.db, d.pool, d.tokenMint);
+}
+
+async function insertPoolCreated(ctx: Ctx, e: LocatedEvent & { name: 'PoolCreated' }): Promise<void> {
+  const d: PoolCreated = e.data;
+  const existing = await ctx.db.selectFrom('pools').selectAll().where('pool', '=', d.pool).executeTakeFirst();
+  if (existing?.created_signature) {
+    ctx.result.duplicates++;
+    return;
+  }
+  const created = { authority: d.authority, created_signature: e.signature, created_event_index: e.eventIndex, created_time_ms: e.blockTime * 1000 };
+  if (existing) await ctx.db.updateTable('pools').set(created).where('pool', '=', d.pool).execute();
+  else await ctx.db.insertInto('pools').values({ pool: d.pool, token: d.tokenMint, ...created }).execute();
+  ctx.result.poolsCreatedInserted++;
+}
+
+async function ensurePool(db: Db, pool: string, token: string): Promise<void> {
+  await db
+    .insertInto('pools')
+    .values({ pool, token, authority: null, created_signature: null, created_event_index: null, created_time_ms: null })
+    .onConflict((oc) => oc.column('pool').doNothing())
+    .execute();
+}
+
+/** The one write path (DESIGN §7): events, signatures, checkpoints and rollups in one transaction. */
+export async function writeBatch(db: Kysely<Database>, a: DialectAdapter, decimals: Map<string, number>, batch: WriteBatch): Promise<WriteResult> {
+  return db.transaction().execute(async (trx) => {
+    const ctx: Ctx = {
+      db: trx,
+      prices: new PriceLookup(trx, decimals),
+      rollups: new RollupAccumulator(),
+      poolHours: new PoolHourAccumulator(),
+      result: { gamesInserted: 0, poolChangesInserted: 0, poolsCreatedInserted: 0, duplicates: 0 },
+    };
+    for (const s of batch.signatures ?? []) {
+      await trx
+        .insertInto('signatures')
+        .values({ signature: s.signature, slot: s.slot, block_time: s.blockTime, failed: s.failed ? 1 : 0 })
+        .onConflict((oc) => oc.column('signature').doNothing())
+        .execute();
+    }
+    for (const e of batch.events) {
+      if (e.name === 'GameSettled') await insertGame(ctx, e);
+      else if (e.name === 'PoolChange') await insertPoolChange(ctx, e);
+      else await insertPoolCreated(ctx, e);
+    }
+    await ctx.rollups.flush(trx, a);
+    await ctx.poolHours.flush(trx);
+    const state: Record<string, string> = { ...(batch.state ?? {}) };
+    for (const [reason, n] of Object.entries(batch.skipped ?? {})) {
+      if (!n) continue;
+      const key = `skipped.${reason}`;
+      const row = await trx.selectFrom('sync_state').select('value').where('key', '=', key).executeTakeFirst();
+      state[key] = String(Number(row?.value ?? 0) + n);
+    }
+    await setStateIn(trx, state);
+    return ctx.result;
+  });
+}
+
+export async function setStateIn(db: Db, entries: Record<string, string>): Promise<void> {
+  for (const [key, value] of Object.entries(entries)) {
+    await db
+      .insertInto('sync_state')
+      .values({ key, value })
+      .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
+      .execute();
+  }
+}
+
+/**
+ * Stores new hourly prices (an existing (mint, hour) is kept: stored prices never change) and
+ * re-prices the un-priced games and pool changes of those hours, rollups included, in one transaction.
+ */
+export async function putPrices(db: Kysely<Database>, a: DialectAdapter, decimals: Map<string, number>, prices: HourlyPrice[]): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    let repriced = 0;
+    const rollups = new RollupAccumulator();
+    for (const pr of prices) {
+      const hourMs = hourFloor(pr.hourMs);
+      const res = await trx
+        .insertInto('prices')
+        .values({ mint: pr.mint, hour_ms: hourMs, usd_price: pr.usdPrice, source: pr.source, publish_time: pr.publishTime })
+        .onConflict((oc) => oc.columns(['mint', 'hour_ms']).doNothing())
+        .executeTakeFirst();
+      if (Number(res.numInsertedOrUpdatedRows ?? 0) === 0) continue;
+      const p = usdPerUnit(pr.usdPrice, decimals.get(pr.mint));
+      if (p === null) continue;
+      const games = await trx
+        .selectFrom('games')
+        .select(['signature', 'event_index', 'time_ms', 'day', 'player', 'creator', 'token', 'pool', 'wager', 'payout', 'jackpot', 'creator_fee', 'gamba_fee', 'pool_fee', 'jackpot_fee'])
+        .where('token', '=', pr.mint)
+        .where('hour_ms', '=', hourMs)
+        .where('usd_per_unit', 'is', null)
+        .execute();
+      for (const g of games) {
+        const facts = { wager: BigInt(g.wager), payout: BigInt(g.payout), jackpot: BigInt(g.jackpot), creatorFee: BigInt(g.creator_fee), gambaFee: BigInt(g.gamba_fee), poolFee: BigInt(g.pool_fee), jackpotFee: BigInt(g.jackpot_fee) };
+        const usd = gameUsd(facts, p);
+        await trx
+          .updateTable('games')
+          .set({ usd_per_unit: p, usd_wager: usd.wager, usd_profit: usd.profit, usd_creator_fee: usd.creatorFee, usd_gamba_fee: usd.gambaFee, usd_net: usd.net })
+          .where('signature', '=', g.signature)
+          .where('event_index', '=', g.event_index)
+          .execute();
+        rollups.add(
+          { day: g.day, creator: g.creator, token: g.token, pool: g.pool, player: g.player },
+          repriceDelta({ timeMs: Number(g.time_ms), wager: facts.wager, payout: facts.payout, jackpot: facts.jackpot, usd }),
+        );
+        repriced++;
+      }
+      const changes = await trx
+        .selectFrom('pool_changes')
+        .select(['signature', 'event_index', 'amount'])
+        .where('token', '=', pr.mint)
+        .where('hour_ms', '=', hourMs)
+        .where('usd_per_unit', 'is', null)
+        .execute();
+      for (const c of changes) {
+        await trx
+          .updateTable('pool_changes')
+          .set({ usd_per_unit: p, usd_amount: Number(BigInt(c.amount)) * p })
+          .where('signature', '=', c.signature)
+          .where('event_index', '=', c.event_index)
+          .execute();
+      }
+      if (rollups.size > 5000) await rollups.flush(trx, a);
+    }
+    await rollups.flush(trx, a);
+    return repriced;
+  });
+}
+
+/** Recomputes every rollup from raw events, in one transaction (STYLE habit 3). */
+export async function rebuildRollups(db: Kysely<Database>, a: DialectAdapter): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    for (const t of ['ru_daily', 'ru_day_ctp', 'ru_ctp', 'ru_user_ct', 'ru_user', 'ru_pool_hour'] as const) await trx.deleteFrom(t).execute();
+    const chunk = 5000;
+    let after: { signature: string; event_index: number } | undefined;
+    for (;;) {
+      let q = trx
+        .selectFrom('games')
+        .select(['signature', 'event_index', 'slot', 'time_ms', 'day', 'hour_ms', 'player', 'creator', 'token', 'pool', 'wager', 'payout', 'jackpot', 'usd_wager', 'usd_profit', 'usd_creator_fee', 'usd_gamba_fee', 'usd_net', 'pool_liquidity'])
+        .orderBy('signature')
+        .orderBy('event_index')
+        .limit(chunk);
+      if (after) {
+        const { signature, event_index } = after;
+        q = q.where((eb) => eb(eb.refTuple('signature', 'event_index'), '>', eb.tuple(signature, event_index)));
+      }
+      const rows = await q.execute();
+      if (rows.length === 0) break;
+      const rollups = new RollupAccumulator();
+      const hours = new PoolHourAccumulator();
+      for (const g of rows) {
+        const timeMs = Number(g.time_ms);
+        rollups.add(
+          { day: g.day, creator: g.creator, token: g.token, pool: g.pool, player: g.player },
+          gameDelta({
+            timeMs,
+            wager: BigInt(g.wager),
+            payout: BigInt(g.payout),
+            jackpot: BigInt(g.jackpot),
+            usd: { wager: Number(g.usd_wager), profit: Number(g.usd_profit), creatorFee: Number(g.usd_creator_fee), gambaFee: Number(g.usd_gamba_fee), net: Number(g.usd_net) },
+          }),
+        );
+        hours.add(g.pool, Number(g.hour_ms), orderKey(Number(g.slot), g.signature, g.event_index), BigInt(g.pool_liquidity), null);
+      }
+      await rollups.flush(trx, a);
+      await hours.flush(trx);
+      const last = rows[rows.length - 1]!;
+      after = { signature: last.signature, event_index: last.event_index };
+    }
+    const changes = await trx.selectFrom('pool_changes').select(['signature', 'event_index', 'slot', 'hour_ms', 'pool', 'post_liquidity', 'lp_supply']).execute();
+    const hours = new PoolHourAccumulator();
+    for (const c of changes) hours.add(c.pool, Number(c.hour_ms), orderKey(Number(c.slot), c.signature, c.event_index), BigInt(c.post_liquidity), BigInt(c.lp_supply));
+    await hours.flush(trx);
+  });
+}
+
+export { MS_PER_HOUR };
