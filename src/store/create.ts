@@ -39,12 +39,9 @@ function openSqlite(path: string): Kysely<Database> {
 }
 
 function openPostgres(url: string, schema: string | undefined): Kysely<Database> {
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
-  if (schema) {
-    pool.on('connect', (client) => {
-      client.query(`set search_path to "${schema.replace(/"/g, '')}"`).catch(() => undefined);
-    });
-  }
+  // search_path as a startup option, so every pooled connection sees the schema from its first query.
+  const options = schema ? `-c search_path=${schema.replace(/[^A-Za-z0-9_]/g, '')}` : undefined;
+  const pool = new pg.Pool({ connectionString: url, max: 10, ...(options ? { options } : {}) });
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
@@ -59,7 +56,7 @@ export async function createStore(opts: CreateStoreOptions): Promise<Store> {
     const admin = new pg.Client({ connectionString: config.url });
     await admin.connect();
     try {
-      await admin.query(`create schema if not exists "${opts.schema.replace(/"/g, '')}"`);
+      await admin.query(`create schema if not exists ${opts.schema.replace(/[^A-Za-z0-9_]/g, '')}`);
     } finally {
       await admin.end();
     }
@@ -73,7 +70,7 @@ export async function createStore(opts: CreateStoreOptions): Promise<Store> {
   const store: Store = {
     dialect: adapter.kind,
     async migrate() {
-      await migrateToLatest(db, adapter);
+      await migrateToLatest(db, adapter, config.kind === 'postgres' ? opts.schema?.replace(/[^A-Za-z0-9_]/g, '') : undefined);
       await loadMints();
     },
     writeBatch: (batch) => writeBatch(db, adapter, decimals, batch),

@@ -1,4 +1,4 @@
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type Expression, type RawBuilder } from 'kysely';
 
 /**
  * Every difference between SQLite and PostgreSQL lives here (STYLE habit 7); queries are
@@ -10,6 +10,12 @@ export interface DialectAdapter {
   bigint: 'integer' | 'bigint';
   /** Column type for IEEE doubles (USD). PostgreSQL `real` would be float4. */
   double: 'real' | 'double precision';
+  /**
+   * Column type for text that is ordered or compared (addresses, signatures, order keys):
+   * byte-wise order on both engines, so ties break the same way everywhere (PostgreSQL
+   * would otherwise use the database's locale collation).
+   */
+  text: 'text' | Expression<unknown>;
   /** Scalar maximum / minimum of two expressions. */
   greatest(a: RawBuilder<unknown>, b: RawBuilder<unknown>): RawBuilder<number>;
   least(a: RawBuilder<unknown>, b: RawBuilder<unknown>): RawBuilder<number>;
@@ -19,6 +25,7 @@ export const sqliteAdapter: DialectAdapter = {
   kind: 'sqlite',
   bigint: 'integer',
   double: 'real',
+  text: 'text',
   greatest: (a, b) => sql<number>`max(${a}, ${b})`,
   least: (a, b) => sql<number>`min(${a}, ${b})`,
 };
@@ -27,6 +34,7 @@ export const postgresAdapter: DialectAdapter = {
   kind: 'postgres',
   bigint: 'bigint',
   double: 'double precision',
+  text: sql`text collate "C"`,
   greatest: (a, b) => sql<number>`greatest(${a}, ${b})`,
   least: (a, b) => sql<number>`least(${a}, ${b})`,
 };

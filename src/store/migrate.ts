@@ -11,9 +11,9 @@ function migrationsFor(a: DialectAdapter): Record<string, Migration> {
 }
 
 /** Applies every pending migration. Throws AppError STORE_MIGRATION_FAILED. */
-export async function migrateToLatest(db: Kysely<any>, a: DialectAdapter): Promise<void> {
+export async function migrateToLatest(db: Kysely<any>, a: DialectAdapter, schema?: string): Promise<void> {
   const provider: MigrationProvider = { getMigrations: async () => migrationsFor(a) };
-  const migrator = new Migrator({ db, provider, migrationTableName: 'schema_migrations', migrationLockTableName: 'schema_migrations_lock' });
+  const migrator = new Migrator({ db, provider, migrationTableName: 'schema_migrations', migrationLockTableName: 'schema_migrations_lock', ...(schema ? { migrationTableSchema: schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';

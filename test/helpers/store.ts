@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll } from 'vitest';
+import { afterAll, onTestFinished } from 'vitest';
 import { createCommon } from '../../src/core/index.js';
 import { createStore, type Store } from '../../src/store/index.js';
 
@@ -45,6 +45,15 @@ export async function setupStore(dialect: 'sqlite' | 'postgres' = 'sqlite'): Pro
       await c.end();
     };
   }
-  afterAll(cleanup);
+  registerCleanup(cleanup);
   return store;
+}
+
+/** Runs `fn` after the current test when called inside one, else after the file's tests. */
+export function registerCleanup(fn: () => Promise<void>): void {
+  try {
+    onTestFinished(fn);
+  } catch {
+    afterAll(fn);
+  }
 }

@@ -29,40 +29,40 @@ export function migration0001(a: DialectAdapter) {
     async up(db: Kysely<any>): Promise<void> {
       await db.schema
         .createTable('games')
-        .addColumn('signature', 'text', (c) => c.notNull())
+        .addColumn('signature', a.text, (c) => c.notNull())
         .addColumn('event_index', 'integer', (c) => c.notNull())
         .addColumn('slot', a.bigint, (c) => c.notNull())
         .addColumn('block_time', a.bigint, (c) => c.notNull())
         .addColumn('time_ms', a.bigint, (c) => c.notNull())
         .addColumn('day', 'integer', (c) => c.notNull())
         .addColumn('hour_ms', a.bigint, (c) => c.notNull())
-        .addColumn('player', 'text', (c) => c.notNull())
-        .addColumn('creator', 'text', (c) => c.notNull())
-        .addColumn('token', 'text', (c) => c.notNull())
-        .addColumn('pool', 'text', (c) => c.notNull())
-        .addColumn('wager', 'text', (c) => c.notNull())
-        .addColumn('payout', 'text', (c) => c.notNull())
-        .addColumn('jackpot', 'text', (c) => c.notNull())
+        .addColumn('player', a.text, (c) => c.notNull())
+        .addColumn('creator', a.text, (c) => c.notNull())
+        .addColumn('token', a.text, (c) => c.notNull())
+        .addColumn('pool', a.text, (c) => c.notNull())
+        .addColumn('wager', a.text, (c) => c.notNull())
+        .addColumn('payout', a.text, (c) => c.notNull())
+        .addColumn('jackpot', a.text, (c) => c.notNull())
         .addColumn('wager_hi', a.bigint, (c) => c.notNull())
         .addColumn('wager_lo', a.bigint, (c) => c.notNull())
         .addColumn('payout_hi', a.bigint, (c) => c.notNull())
         .addColumn('payout_lo', a.bigint, (c) => c.notNull())
         .addColumn('jackpot_hi', a.bigint, (c) => c.notNull())
         .addColumn('jackpot_lo', a.bigint, (c) => c.notNull())
-        .addColumn('creator_fee', 'text', (c) => c.notNull())
-        .addColumn('gamba_fee', 'text', (c) => c.notNull())
-        .addColumn('pool_fee', 'text', (c) => c.notNull())
-        .addColumn('jackpot_fee', 'text', (c) => c.notNull())
+        .addColumn('creator_fee', a.text, (c) => c.notNull())
+        .addColumn('gamba_fee', a.text, (c) => c.notNull())
+        .addColumn('pool_fee', a.text, (c) => c.notNull())
+        .addColumn('jackpot_fee', a.text, (c) => c.notNull())
         .addColumn('multiplier_bps', a.bigint, (c) => c.notNull())
         .addColumn('is_jackpot', 'integer', (c) => c.notNull())
-        .addColumn('pool_liquidity', 'text', (c) => c.notNull())
+        .addColumn('pool_liquidity', a.text, (c) => c.notNull())
         .addColumn('usd_per_unit', a.double)
         .addColumn('usd_wager', a.double, (c) => c.notNull())
         .addColumn('usd_profit', a.double, (c) => c.notNull())
         .addColumn('usd_creator_fee', a.double, (c) => c.notNull())
         .addColumn('usd_gamba_fee', a.double, (c) => c.notNull())
         .addColumn('usd_net', a.double, (c) => c.notNull())
-        .addColumn('data', 'text', (c) => c.notNull())
+        .addColumn('data', a.text, (c) => c.notNull())
         .addPrimaryKeyConstraint('games_pk', ['signature', 'event_index'])
         .execute();
       // Listing indexes: (filter, order key, tie-breakers) so keyset pages read from an index.
@@ -81,19 +81,19 @@ export function migration0001(a: DialectAdapter) {
 
       await db.schema
         .createTable('pool_changes')
-        .addColumn('signature', 'text', (c) => c.notNull())
+        .addColumn('signature', a.text, (c) => c.notNull())
         .addColumn('event_index', 'integer', (c) => c.notNull())
         .addColumn('slot', a.bigint, (c) => c.notNull())
         .addColumn('block_time', a.bigint, (c) => c.notNull())
         .addColumn('time_ms', a.bigint, (c) => c.notNull())
         .addColumn('hour_ms', a.bigint, (c) => c.notNull())
-        .addColumn('player', 'text', (c) => c.notNull())
-        .addColumn('pool', 'text', (c) => c.notNull())
-        .addColumn('token', 'text', (c) => c.notNull())
-        .addColumn('action', 'text', (c) => c.notNull())
-        .addColumn('amount', 'text', (c) => c.notNull())
-        .addColumn('post_liquidity', 'text', (c) => c.notNull())
-        .addColumn('lp_supply', 'text', (c) => c.notNull())
+        .addColumn('player', a.text, (c) => c.notNull())
+        .addColumn('pool', a.text, (c) => c.notNull())
+        .addColumn('token', a.text, (c) => c.notNull())
+        .addColumn('action', a.text, (c) => c.notNull())
+        .addColumn('amount', a.text, (c) => c.notNull())
+        .addColumn('post_liquidity', a.text, (c) => c.notNull())
+        .addColumn('lp_supply', a.text, (c) => c.notNull())
         .addColumn('usd_per_unit', a.double)
         .addColumn('usd_amount', a.double, (c) => c.notNull())
         .addPrimaryKeyConstraint('pool_changes_pk', ['signature', 'event_index'])
@@ -103,30 +103,30 @@ export function migration0001(a: DialectAdapter) {
 
       await db.schema
         .createTable('pools')
-        .addColumn('pool', 'text', (c) => c.primaryKey())
-        .addColumn('token', 'text', (c) => c.notNull())
-        .addColumn('authority', 'text')
-        .addColumn('created_signature', 'text')
+        .addColumn('pool', a.text, (c) => c.primaryKey())
+        .addColumn('token', a.text, (c) => c.notNull())
+        .addColumn('authority', a.text)
+        .addColumn('created_signature', a.text)
         .addColumn('created_event_index', 'integer')
         .addColumn('created_time_ms', a.bigint)
         .execute();
       await db.schema
         .createTable('mints')
-        .addColumn('mint', 'text', (c) => c.primaryKey())
+        .addColumn('mint', a.text, (c) => c.primaryKey())
         .addColumn('decimals', 'integer', (c) => c.notNull())
         .execute();
       await db.schema
         .createTable('prices')
-        .addColumn('mint', 'text', (c) => c.notNull())
+        .addColumn('mint', a.text, (c) => c.notNull())
         .addColumn('hour_ms', a.bigint, (c) => c.notNull())
         .addColumn('usd_price', a.double, (c) => c.notNull())
-        .addColumn('source', 'text', (c) => c.notNull())
+        .addColumn('source', a.text, (c) => c.notNull())
         .addColumn('publish_time', a.bigint)
         .addPrimaryKeyConstraint('prices_pk', ['mint', 'hour_ms'])
         .execute();
       await db.schema
         .createTable('signatures')
-        .addColumn('signature', 'text', (c) => c.primaryKey())
+        .addColumn('signature', a.text, (c) => c.primaryKey())
         .addColumn('slot', a.bigint, (c) => c.notNull())
         .addColumn('block_time', a.bigint, (c) => c.notNull())
         .addColumn('failed', 'integer', (c) => c.notNull())
@@ -134,17 +134,17 @@ export function migration0001(a: DialectAdapter) {
       await db.schema.createIndex('signatures_slot').on('signatures').columns(['slot']).execute();
       await db.schema
         .createTable('sync_state')
-        .addColumn('key', 'text', (c) => c.primaryKey())
-        .addColumn('value', 'text', (c) => c.notNull())
+        .addColumn('key', a.text, (c) => c.primaryKey())
+        .addColumn('value', a.text, (c) => c.notNull())
         .execute();
       await db.schema
         .createTable('api_keys')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('name', 'text', (c) => c.notNull())
-        .addColumn('tier', 'text', (c) => c.notNull())
+        .addColumn('id', a.text, (c) => c.primaryKey())
+        .addColumn('name', a.text, (c) => c.notNull())
+        .addColumn('tier', a.text, (c) => c.notNull())
         .addColumn('rpm', 'integer', (c) => c.notNull())
         .addColumn('burst', 'integer', (c) => c.notNull())
-        .addColumn('key_hash', 'text', (c) => c.notNull().unique())
+        .addColumn('key_hash', a.text, (c) => c.notNull().unique())
         .addColumn('created_at', a.bigint, (c) => c.notNull())
         .addColumn('expires_at', a.bigint)
         .addColumn('revoked_at', a.bigint)
@@ -155,10 +155,10 @@ export function migration0001(a: DialectAdapter) {
         db.schema
           .createTable('ru_daily')
           .addColumn('day', 'integer', (c) => c.notNull())
-          .addColumn('creator', 'text', (c) => c.notNull())
-          .addColumn('token', 'text', (c) => c.notNull())
-          .addColumn('pool', 'text', (c) => c.notNull())
-          .addColumn('player', 'text', (c) => c.notNull()),
+          .addColumn('creator', a.text, (c) => c.notNull())
+          .addColumn('token', a.text, (c) => c.notNull())
+          .addColumn('pool', a.text, (c) => c.notNull())
+          .addColumn('player', a.text, (c) => c.notNull()),
       )
         .addPrimaryKeyConstraint('ru_daily_pk', ['day', 'creator', 'token', 'pool', 'player'])
         .execute();
@@ -169,9 +169,9 @@ export function migration0001(a: DialectAdapter) {
         db.schema
           .createTable('ru_day_ctp')
           .addColumn('day', 'integer', (c) => c.notNull())
-          .addColumn('creator', 'text', (c) => c.notNull())
-          .addColumn('token', 'text', (c) => c.notNull())
-          .addColumn('pool', 'text', (c) => c.notNull()),
+          .addColumn('creator', a.text, (c) => c.notNull())
+          .addColumn('token', a.text, (c) => c.notNull())
+          .addColumn('pool', a.text, (c) => c.notNull()),
       )
         .addPrimaryKeyConstraint('ru_day_ctp_pk', ['day', 'creator', 'token', 'pool'])
         .execute();
@@ -180,9 +180,9 @@ export function migration0001(a: DialectAdapter) {
       await sumColumns(
         db.schema
           .createTable('ru_ctp')
-          .addColumn('creator', 'text', (c) => c.notNull())
-          .addColumn('token', 'text', (c) => c.notNull())
-          .addColumn('pool', 'text', (c) => c.notNull()),
+          .addColumn('creator', a.text, (c) => c.notNull())
+          .addColumn('token', a.text, (c) => c.notNull())
+          .addColumn('pool', a.text, (c) => c.notNull()),
       )
         .addPrimaryKeyConstraint('ru_ctp_pk', ['creator', 'token', 'pool'])
         .execute();
@@ -191,25 +191,25 @@ export function migration0001(a: DialectAdapter) {
       await sumColumns(
         db.schema
           .createTable('ru_user_ct')
-          .addColumn('player', 'text', (c) => c.notNull())
-          .addColumn('creator', 'text', (c) => c.notNull())
-          .addColumn('token', 'text', (c) => c.notNull()),
+          .addColumn('player', a.text, (c) => c.notNull())
+          .addColumn('creator', a.text, (c) => c.notNull())
+          .addColumn('token', a.text, (c) => c.notNull()),
       )
         .addPrimaryKeyConstraint('ru_user_ct_pk', ['player', 'creator', 'token'])
         .execute();
       await db.schema.createIndex('ru_user_ct_creator').on('ru_user_ct').columns(['creator', 'player']).execute();
       await db.schema.createIndex('ru_user_ct_token').on('ru_user_ct').columns(['token', 'player']).execute();
-      await sumColumns(db.schema.createTable('ru_user').addColumn('player', 'text', (c) => c.primaryKey())).execute();
+      await sumColumns(db.schema.createTable('ru_user').addColumn('player', a.text, (c) => c.primaryKey())).execute();
       await db.schema.createIndex('ru_user_usd_profit').on('ru_user').columns(['usd_profit', 'player']).execute();
       await db.schema.createIndex('ru_user_usd_wager').on('ru_user').columns(['usd_wager', 'player']).execute();
       await db.schema
         .createTable('ru_pool_hour')
-        .addColumn('pool', 'text', (c) => c.notNull())
+        .addColumn('pool', a.text, (c) => c.notNull())
         .addColumn('hour_ms', a.bigint, (c) => c.notNull())
-        .addColumn('liq_key', 'text', (c) => c.notNull())
-        .addColumn('liquidity', 'text', (c) => c.notNull())
-        .addColumn('lp_key', 'text')
-        .addColumn('lp_supply', 'text')
+        .addColumn('liq_key', a.text, (c) => c.notNull())
+        .addColumn('liquidity', a.text, (c) => c.notNull())
+        .addColumn('lp_key', a.text)
+        .addColumn('lp_supply', a.text)
         .addPrimaryKeyConstraint('ru_pool_hour_pk', ['pool', 'hour_ms'])
         .execute();
     },
