@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import cors from '@fastify/cors';
+import { isAddress } from '@solana/kit';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import { DEFAULT_AUTH_FAILURE_LIMITS, registerAuth } from './plugins/auth.js';
+import { frameworkErrorHandler, registerErrorHandling } from './plugins/errors.js';
+import { registerOpenApi } from './plugins/openapi.js';
+import { registerRateLimit } from './plugins/rate-limit.js';
+import { registerRepeatedParamGuard } from './plugins/validation.js';
+import { formatValidationError } from './params.js';
+import { registerChartRoutes } from './routes/charts.js';
+import { registerEventRoutes } from './routes/events.js';
+import { registerHealthRoutes } from './routes/health.js';
+import { registerPlatformRoutes } from './routes/platforms.js';
+import { registerPlayerRoutes } from './routes/players.js';
+import { registerPoolRoutes } from './routes/pools.js';
+import { registerStatusRoutes } from './routes/status.js';
+import { ADDRESS_FORMAT, errorSchema } from './schemas.js';
+import type { ApiDeps, RouteDeps } from './types.js';
+
+/** No route takes a body; a small limit turns abuse into a cheap 413 (DESIGN §4). */
+const DEFAULT_BODY_LIMIT = 16 * 1024;
+
+/**
+ * Builds the HTTP API (DESIGN §1 flow: auth → rate limit → validate → query → JSON).
+ * No listening and no side effects: `startServer` listens; tests use real sockets on port 0.
+ * The request pipeline of a protected route is: CORS → auth (401) → rate limit (429, headers)
+ * → repeated-parameter guard → schema validation (400) → handler (404/503) → serialization.
+ */
+export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
+  const { common, store, keys, limiter, sync } = deps;
+  const options = deps.options ?? {};
+  const { clock, metrics } = common;
+
+  const app = Fastify({
+    loggerInstance: common.logger,
+    genReqId: () => randomUUID(),
+    // snake_case log fields (STYLE habit 11): every line of a request carries request_id.
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    trustProxy: options.trustProxy ?? false,
+    // Errors before routing (malformed percent-encoding in the path) also get the spec §7 body.
+    frameworkErrors: frameworkErrorHandler(clock),
+    schemaErrorFormatter: formatValidationError,
+    ajv: {
+      customOptions: {
+        // verbose: the failing property's schema travels with the error (for the 400 message).
+        verbose: true,
+        formats: { [ADDRESS_FORMAT]: (s: string) => isAddress(s) },
+      },
+    },
+  }) as unknown as FastifyInstance;
+
+  app.decorateRequest('apiKey', null);
+  app.addSchema(errorSchema);
+  registerErrorHandling(app, clock);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? '<unmatched>';
+    metrics.httpRequests.inc({ route, method: request.method, status: String(reply.statusCode) });
+    metrics.httpDuration.observe({ route, method: request.method }, reply.elapsedTime / 1000);
+  });
+
+  await app.register(cors, {
+    origin: '*',
+    methods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
+    allowedHeaders: ['X-API-Key', 'Authorization', 'Content-Type'],
+    exposedHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'X-Request-Id'],
+    maxAge: 600,
+  });
+  await registerOpenApi(app);
+
+  const routeDeps: RouteDeps = { store, sync, clock };
+
+  // Public scope: no key (DESIGN §4 "Unauthenticated paths").
+  await app.register(async (pub) => {
+    registerHealthRoutes(pub, routeDeps);
+  });
+
+  // Protected scope: every operation of spec §4. Hooks added here apply only to these routes.
+  await app.register(async (api) => {
+    registerAuth(api, { keys, limiter, metrics, failureLimits: options.authFailureLimits ?? DEFAULT_AUTH_FAILURE_LIMITS });
+    registerRateLimit(api, { limiter, metrics });
+    registerRepeatedParamGuard(api);
+    registerStatusRoutes(api, routeDeps);
+    registerPlayerRoutes(api, routeDeps);
+    registerEventRoutes(api, routeDeps);
+    registerPlatformRoutes(api, routeDeps);
+    registerPoolRoutes(api, routeDeps);
+    registerChartRoutes(api, routeDeps);
+  });
+
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,52 @@
+import { AppError } from '../core/index.js';
+
+/**
+ * The one error contract (STYLE habit 6; spec §7; DESIGN §4 "Errors"): every API error
+ * code, its HTTP status and its default message. docs/errors.md documents each code (a test
+ * keeps the two in sync). Messages of 401/429 are the spec's own words (spec §7).
+ */
+export const ERROR_CODES = {
+  INVALID_PARAMETER: { status: 400, message: 'Invalid parameter' },
+  BAD_REQUEST: { status: 400, message: 'Malformed request' },
+  MISSING_API_KEY: { status: 401, message: 'API key required' },
+  UNAUTHORIZED: { status: 401, message: 'Invalid API key' },
+  NOT_FOUND: { status: 404, message: 'Route not found' },
+  PLAYER_NOT_FOUND: { status: 404, message: 'Player not found' },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed' },
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body too large' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported content type' },
+  RATE_LIMITED: { status: 429, message: 'Rate limit exceeded' },
+  INTERNAL_ERROR: { status: 500, message: 'Internal server error' },
+  SERVICE_UNAVAILABLE: { status: 503, message: 'Service temporarily unavailable' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ApiErrorCode = keyof typeof ERROR_CODES;
+
+export function isApiErrorCode(code: string): code is ApiErrorCode {
+  return Object.hasOwn(ERROR_CODES, code);
+}
+
+/** The JSON body of every error (spec §7). `retryAfter` only on 429. */
+export interface ErrorBody {
+  error: string;
+  code: ApiErrorCode;
+  /** ISO 8601 UTC with ms. */
+  timestamp: string;
+  /** Seconds to wait before retrying (429 only). */
+  retryAfter?: number;
+}
+
+/**
+ * Builds an AppError carrying an API code; the error handler turns it into the HTTP answer.
+ * `details.parameter` names the offending query parameter for INVALID_PARAMETER;
+ * `details.retryAfter` (seconds) becomes `Retry-After` and `retryAfter` on 429;
+ * `details.allow` becomes the `Allow` header on 405.
+ */
+export function apiError(code: ApiErrorCode, message?: string, details?: Record<string, unknown>): AppError {
+  return new AppError(code, message ?? ERROR_CODES[code].message, { details });
+}
+
+/** 400 INVALID_PARAMETER whose message names the parameter and the rule (DESIGN §4). */
+export function invalidParameter(parameter: string, rule: string): AppError {
+  return apiError('INVALID_PARAMETER', `Invalid parameter '${parameter}': ${rule}`, { parameter });
+}

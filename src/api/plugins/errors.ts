@@ -1,0 +1,143 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { type Clock, isAppError, isoMs } from '../../core/index.js';
+import { ERROR_CODES, type ApiErrorCode, type ErrorBody, isApiErrorCode } from '../errors.js';
+
+/**
+ * Error handling (STYLE habit 6): one handler with three branches — our AppErrors, the
+ * framework's errors, anything else (→ 500, logged with the request id, generic body) —
+ * plus the 404/405 handler. Every answer is the spec §7 body.
+ */
+
+interface Classified {
+  code: ApiErrorCode;
+  message: string;
+  retryAfter?: number;
+  allow?: string;
+  /** Unexpected: log at error level with the stack. */
+  unexpected: boolean;
+}
+
+/** Driver/network error codes meaning "the store cannot be reached right now" (→ 503). */
+const UNAVAILABLE_CODES = new Set([
+  'STORE_UNAVAILABLE',
+  'SERVICE_UNAVAILABLE',
+  'SQLITE_BUSY',
+  'SQLITE_LOCKED',
+  'SQLITE_CANTOPEN',
+  'SQLITE_IOERR',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  '57P01', // PostgreSQL admin_shutdown
+  '57P03', // cannot_connect_now
+  '53300', // too_many_connections
+  '08000',
+  '08001',
+  '08003',
+  '08006',
+]);
+
+function isUnavailable(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
+    const msg = (e as { message?: unknown }).message;
+    // better-sqlite3 after close(); pg pool after end().
+    if (typeof msg === 'string' && /database connection is not open|Cannot use a pool after calling end/i.test(msg)) return true;
+  }
+  return false;
+}
+
+const FRAMEWORK_CODES: Record<string, ApiErrorCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'BAD_REQUEST',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'BAD_REQUEST',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'BAD_REQUEST',
+  FST_ERR_BAD_URL: 'BAD_REQUEST',
+  FST_ERR_MAX_PARAM_LENGTH: 'BAD_REQUEST',
+  FST_ERR_NOT_FOUND: 'NOT_FOUND',
+};
+
+const BY_STATUS: Record<number, ApiErrorCode> = {
+  400: 'BAD_REQUEST',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'RATE_LIMITED',
+};
+
+export function classifyError(err: unknown): Classified {
+  if (isAppError(err) && isApiErrorCode(err.code)) {
+    const d = err.details ?? {};
+    return {
+      code: err.code,
+      message: err.message,
+      retryAfter: typeof d.retryAfter === 'number' ? d.retryAfter : undefined,
+      allow: typeof d.allow === 'string' ? d.allow : undefined,
+      unexpected: err.code === 'INTERNAL_ERROR',
+    };
+  }
+  if (isUnavailable(err)) return { code: 'SERVICE_UNAVAILABLE', message: ERROR_CODES.SERVICE_UNAVAILABLE.message, unexpected: false };
+  const fe = err as Partial<FastifyError> & { status?: number; type?: string };
+  const fwCode = typeof fe.code === 'string' ? FRAMEWORK_CODES[fe.code] : undefined;
+  if (fwCode) return { code: fwCode, message: fe.message || ERROR_CODES[fwCode].message, unexpected: false };
+  // JSON.parse SyntaxError from the body parser carries statusCode 400; other client errors by status.
+  const status = fe.statusCode ?? fe.status;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    const code = BY_STATUS[status] ?? 'BAD_REQUEST';
+    return { code, message: fe.message || ERROR_CODES[code].message, unexpected: false };
+  }
+  return { code: 'INTERNAL_ERROR', message: ERROR_CODES.INTERNAL_ERROR.message, unexpected: true };
+}
+
+export function errorBody(c: Pick<Classified, 'code' | 'message' | 'retryAfter'>, clock: Clock): ErrorBody {
+  return { error: c.message, code: c.code, timestamp: isoMs(clock.now()), ...(c.retryAfter === undefined ? {} : { retryAfter: c.retryAfter }) };
+}
+
+export function sendError(reply: FastifyReply, c: Classified, clock: Clock): FastifyReply {
+  if (c.retryAfter !== undefined) reply.header('retry-after', String(c.retryAfter));
+  if (c.allow !== undefined) reply.header('allow', c.allow);
+  return reply.code(ERROR_CODES[c.code].status).type('application/json; charset=utf-8').send(errorBody(c, clock));
+}
+
+/** For the Fastify `frameworkErrors` option: errors raised before routing (malformed URL). */
+export function frameworkErrorHandler(clock: Clock) {
+  return (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const c = classifyError(err);
+    request.log.info({ err_code: err.code, url: request.url }, 'request rejected before routing');
+    void sendError(reply, c, clock);
+  };
+}
+
+/** Installs the error and not-found handlers on `app` (before any route is added). */
+export function registerErrorHandling(app: FastifyInstance, clock: Clock): void {
+  // Methods per static path, for 405 + Allow (Fastify itself answers 404 for a wrong method).
+  const methodsByPath = new Map<string, Set<string>>();
+  app.addHook('onRoute', (route) => {
+    if (route.url.includes('*') || route.url.includes(':')) return;
+    const set = methodsByPath.get(route.url) ?? new Set<string>();
+    for (const m of [route.method].flat()) set.add(m.toUpperCase());
+    methodsByPath.set(route.url, set);
+  });
+
+  app.setErrorHandler((err, request, reply) => {
+    const c = classifyError(err);
+    if (c.unexpected) request.log.error({ err }, 'request failed');
+    else if (c.code === 'SERVICE_UNAVAILABLE') request.log.warn({ err }, 'store unavailable');
+    else request.log.debug({ err_code: c.code, msg_detail: c.message }, 'request rejected');
+    return sendError(reply, c, clock);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const methods = methodsByPath.get(path);
+    if (methods && methods.size > 0) {
+      const allow = [...methods].filter((m) => m !== 'OPTIONS').sort().join(', ');
+      return sendError(reply, { code: 'METHOD_NOT_ALLOWED', message: `Method ${request.method} not allowed on ${path}; allowed: ${allow}`, allow, unexpected: false }, clock);
+    }
+    return sendError(reply, { code: 'NOT_FOUND', message: `Route ${request.method} ${path.slice(0, 200)} not found`, unexpected: false }, clock);
+  });
+}

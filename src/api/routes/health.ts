@@ -1,0 +1,43 @@
+import type { FastifyInstance } from 'fastify';
+import { apiError } from '../errors.js';
+import { errorResponse, obj } from '../schemas.js';
+import type { RouteDeps } from '../types.js';
+
+const nullableInt = (description: string) => ({ type: ['integer', 'null'], description }) as const;
+
+/** `GET /health` (liveness, no store access) and `GET /ready` (readiness), both without a key (DESIGN §9). */
+export function registerHealthRoutes(scope: FastifyInstance, deps: RouteDeps): void {
+  const { store, sync } = deps;
+
+  scope.get('/health', {
+    config: { public: true },
+    schema: { tags: ['operations'], summary: 'Liveness', security: [], response: { 200: obj({ status: { type: 'string', const: 'ok' } }) } },
+  }, async () => ({ status: 'ok' }));
+
+  scope.get('/ready', {
+    config: { public: true },
+    schema: {
+      tags: ['operations'],
+      summary: 'Readiness: store reachable; indexer lag when an indexer runs here',
+      security: [],
+      response: {
+        200: obj({
+          status: { type: 'string', const: 'ready' },
+          syncing: { type: 'boolean' },
+          lagSlots: nullableInt('Chain head slot minus last indexed slot; null without an indexer'),
+          lagSeconds: nullableInt('Wall clock minus last indexed block time (s); null without an indexer'),
+        }),
+        503: errorResponse,
+      },
+    },
+  }, async (request) => {
+    try {
+      await store.ping();
+    } catch (err) {
+      request.log.warn({ err }, 'readiness: store unreachable');
+      throw apiError('SERVICE_UNAVAILABLE', 'Store unreachable');
+    }
+    const s = sync.state();
+    return { status: 'ready', syncing: s.syncing, lagSlots: s.lagSlots, lagSeconds: s.lagSeconds === null ? null : Math.round(s.lagSeconds) };
+  });
+}

@@ -1,0 +1,91 @@
+import type { FastifyInstance } from 'fastify';
+import { isoMs } from '../../core/index.js';
+import { count, errorResponse, obj, protectedErrors, usd } from '../schemas.js';
+import type { RouteDeps } from '../types.js';
+
+const isoOrNull = (description: string) => ({ type: ['string', 'null'], format: 'date-time', description }) as const;
+
+const statusSchema = obj(
+  {
+    syncing: { type: 'boolean', description: 'true while a backfill or triggered sync runs' },
+    lastSync: isoOrNull('End of the last completed sync pass, ISO 8601 UTC ms; null before the first'),
+    totalGames: count('Settled games indexed'),
+    totalVolume: usd('Σ usd_wager of all games'),
+  },
+  'Status (spec §2)',
+);
+
+const syncStatusSchema = obj({
+  success: { type: 'boolean', const: true },
+  data: obj({
+    totalSignatures: count('Transaction signatures processed'),
+    totalGames: count('Settled games stored'),
+    totalPoolChanges: count('Pool changes stored'),
+    latestUpdate: {
+      type: ['object', 'null'],
+      required: ['signature', 'blockTime', 'timestamp'],
+      properties: {
+        signature: { type: 'string', description: 'Signature of the newest indexed transaction' },
+        blockTime: { type: 'integer', description: 'Its block time (Unix seconds)' },
+        timestamp: { type: 'string', format: 'date-time', description: 'The same time, ISO 8601 UTC ms' },
+      },
+      description: 'Newest indexed transaction; null when nothing is indexed',
+    },
+    lastSync: isoOrNull('End of the last completed sync pass; null before the first'),
+    unpricedGames: count('Games whose USD price is not yet known (count 0 USD until re-priced, DESIGN §6)'),
+    skipped: { type: 'object', additionalProperties: { type: 'integer' }, description: 'Transactions/events skipped while decoding, by reason' },
+  }),
+});
+
+const triggerSchema = obj({
+  success: { type: 'boolean', const: true },
+  data: obj({
+    syncing: { type: 'boolean', const: true },
+    alreadyRunning: { type: 'boolean', description: 'true when this call joined a running pass' },
+    startedAt: { type: 'string', format: 'date-time', description: 'When the (joined) pass started' },
+  }),
+});
+
+/** `/status`, `/sync/status`, `POST /sync` (spec §2, DESIGN §4–§5). */
+export function registerStatusRoutes(scope: FastifyInstance, deps: RouteDeps): void {
+  const { store, sync } = deps;
+
+  scope.get('/status', {
+    schema: { tags: ['status'], summary: 'Service status', response: { 200: statusSchema, ...protectedErrors } },
+  }, async () => {
+    const counts = await store.queries.counts();
+    const s = sync.state();
+    return { syncing: s.syncing, lastSync: s.lastSync === null ? null : isoMs(s.lastSync), totalGames: counts.totalGames, totalVolume: counts.totalVolumeUsd };
+  });
+
+  scope.get('/sync/status', {
+    schema: { tags: ['status'], summary: 'Indexing counters', response: { 200: syncStatusSchema, ...protectedErrors } },
+  }, async () => {
+    const c = await store.queries.counts();
+    const s = sync.state();
+    return {
+      success: true,
+      data: {
+        totalSignatures: c.totalSignatures,
+        totalGames: c.totalGames,
+        totalPoolChanges: c.totalPoolChanges,
+        latestUpdate: c.latest === null ? null : { signature: c.latest.signature, blockTime: c.latest.blockTime, timestamp: isoMs(c.latest.blockTime * 1000) },
+        lastSync: s.lastSync === null ? null : isoMs(s.lastSync),
+        unpricedGames: c.unpricedGames,
+        skipped: c.skipped,
+      },
+    };
+  });
+
+  scope.post('/sync', {
+    schema: {
+      tags: ['status'],
+      summary: 'Trigger a catch-up sync (joins a running one)',
+      description: 'Runs one catch-up pass to the chain head now; a call while a pass runs joins it (DESIGN §4). No request body.',
+      response: { 202: triggerSchema, 413: errorResponse, 415: errorResponse, ...protectedErrors },
+    },
+  }, async (_request, reply) => {
+    const t = sync.trigger();
+    return reply.code(202).send({ success: true, data: { syncing: true, alreadyRunning: t.alreadyRunning, startedAt: isoMs(t.startedAt) } });
+  });
+}

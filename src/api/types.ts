@@ -1,0 +1,41 @@
+import type { Common } from '../core/index.js';
+import type { SyncController } from '../ingest/index.js';
+import type { KeyService } from '../keys/index.js';
+import type { BucketLimits, RateLimiter } from '../ratelimit/index.js';
+import type { ApiKeyRecord, Store } from '../store/index.js';
+
+export interface ApiOptions {
+  /** Largest accepted request body, bytes (default 16 KiB: no route takes a body). */
+  bodyLimit?: number;
+  /** Fastify `trustProxy` (client IP from X-Forwarded-For behind a proxy); default false. */
+  trustProxy?: boolean | string | string[];
+  /** Brute-force guard on failed authentications per client IP (DESIGN §4); default 30/min, burst 30. */
+  authFailureLimits?: BucketLimits;
+}
+
+export interface ApiDeps {
+  common: Common;
+  store: Store;
+  keys: KeyService;
+  limiter: RateLimiter;
+  sync: SyncController;
+  options?: ApiOptions;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated key (set by the auth plugin on protected routes). */
+    apiKey: ApiKeyRecord | null;
+  }
+  interface FastifyContextConfig {
+    /** Route is reachable without an API key (DESIGN §4: /health, /ready, docs). */
+    public?: boolean;
+  }
+}
+
+/** What route modules need: the read side of the store, the sync controller, the clock. */
+export interface RouteDeps {
+  store: Store;
+  sync: SyncController;
+  clock: Common['clock'];
+}

@@ -1,0 +1,34 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** A key is 64 hex characters (spec §5.2); we issue lowercase, from 32 CSPRNG bytes (DESIGN §4). */
+export const KEY_PATTERN = /^[0-9a-f]{64}$/;
+
+export function generateKey(): string {
+  return randomBytes(32).toString('hex');
+}
+
+/** Lowercase hex SHA-256 of the key text: the only form a key is stored in (DESIGN §4). */
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+/**
+ * Normalises a presented key: hex is case-insensitive, so `ABC…` and `abc…` are the same key.
+ * Returns undefined when the text is not 64 hex characters.
+ */
+export function normalizeKey(presented: string): string | undefined {
+  const k = presented.toLowerCase();
+  return KEY_PATTERN.test(k) ? k : undefined;
+}
+
+/** Constant-time equality of two hex digests (never short-circuits on the first differing byte). */
+export function sameHash(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'hex');
+  const y = Buffer.from(b, 'hex');
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** A short random key id, safe to print and to pass to `keys revoke`. */
+export function generateKeyId(): string {
+  return `key_${randomBytes(8).toString('hex')}`;
+}

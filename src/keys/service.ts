@@ -1,0 +1,80 @@
+import { AppError, type Clock } from '../core/index.js';
+import type { ApiKeyRecord, ApiKeyStore, Tier } from '../store/index.js';
+import { generateKey, generateKeyId, hashKey, normalizeKey, sameHash } from './material.js';
+import { resolveLimits } from './tiers.js';
+
+export interface CreateKeyInput {
+  name: string;
+  tier: Tier;
+  /** Enterprise only (see resolveLimits). */
+  rpm?: number;
+  burst?: number;
+  /** Unix ms; undefined = never expires. */
+  expiresAt?: number;
+}
+
+export interface CreatedKey {
+  id: string;
+  /** The key itself, 64 lowercase hex: shown once, never stored (DESIGN §4). */
+  key: string;
+  record: ApiKeyRecord;
+}
+
+/** Outcome of verifying a presented key: a value, not an exception (STYLE habit 5). */
+export type VerifyOutcome = { ok: true; record: ApiKeyRecord } | { ok: false; code: 'UNAUTHORIZED'; reason: 'malformed' | 'unknown' | 'revoked' | 'expired' };
+
+export interface KeyService {
+  /** Issues a key. Throws AppError INVALID_ARGUMENT on a bad tier/rpm/burst or an empty name. */
+  create(input: CreateKeyInput): Promise<CreatedKey>;
+  /**
+   * Checks a presented key. Malformed, unknown, revoked and expired keys all give
+   * `{ ok: false, code: 'UNAUTHORIZED' }` (`reason` is for metrics/logs only, never the client).
+   */
+  verify(key: string): Promise<VerifyOutcome>;
+  list(): Promise<ApiKeyRecord[]>;
+  /** true when the key existed and was not yet revoked. */
+  revoke(id: string): Promise<boolean>;
+}
+
+export interface KeyServiceDeps {
+  store: ApiKeyStore;
+  clock: Clock;
+}
+
+export function createKeyService(deps: KeyServiceDeps): KeyService {
+  const { store, clock } = deps;
+  return {
+    async create(input) {
+      const name = input.name?.trim();
+      if (!name) throw new AppError('INVALID_ARGUMENT', 'name must not be empty');
+      const { rpm, burst } = resolveLimits(input.tier, input.rpm, input.burst);
+      const key = generateKey();
+      const record: ApiKeyRecord = {
+        id: generateKeyId(),
+        name,
+        tier: input.tier,
+        rpm,
+        burst,
+        keyHash: hashKey(key),
+        createdAt: clock.now(),
+        expiresAt: input.expiresAt ?? null,
+        revokedAt: null,
+      };
+      await store.insert(record);
+      return { id: record.id, key, record };
+    },
+    async verify(presented) {
+      const key = normalizeKey(presented);
+      if (key === undefined) return { ok: false, code: 'UNAUTHORIZED', reason: 'malformed' };
+      const hash = hashKey(key);
+      const record = await store.findByHash(hash);
+      // The lookup is by hash; the constant-time compare guards against a store that matches loosely.
+      if (record === undefined || !sameHash(record.keyHash, hash)) return { ok: false, code: 'UNAUTHORIZED', reason: 'unknown' };
+      if (record.revokedAt !== null) return { ok: false, code: 'UNAUTHORIZED', reason: 'revoked' };
+      if (record.expiresAt !== null && record.expiresAt <= clock.now()) return { ok: false, code: 'UNAUTHORIZED', reason: 'expired' };
+      return { ok: true, record };
+    },
+    list: () => store.list(),
+    revoke: (id) => store.revoke(id, clock.now()),
+  };
+}

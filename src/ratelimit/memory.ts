@@ -1,0 +1,48 @@
+import type { Clock } from '../core/index.js';
+import { type BucketState, UNITS_PER_TOKEN, assertLimits, decide } from './bucket.js';
+import type { BucketLimits, RateLimiter } from './types.js';
+
+export interface MemoryRateLimiterDeps {
+  clock: Clock;
+  /**
+   * Above this many buckets, full ones are dropped (a full bucket equals a fresh one, so
+   * dropping it changes no answer). Bounds memory under many keys / client IPs.
+   */
+  maxBuckets?: number;
+}
+
+/**
+ * In-process token buckets (DESIGN §4: the default; one budget per process). Buckets are
+ * per `bucketId`; callers namespace ids (`key:<id>`, `authfail:<ip>`).
+ */
+export function createMemoryRateLimiter(deps: MemoryRateLimiterDeps): RateLimiter {
+  const { clock } = deps;
+  const maxBuckets = deps.maxBuckets ?? 100_000;
+  const buckets = new Map<string, { state: BucketState; burst: number; rpm: number }>();
+
+  function sweep(now: number): void {
+    for (const [id, b] of buckets) {
+      const elapsed = Math.max(0, now - b.state.updatedMs);
+      if (b.state.level + elapsed * b.rpm >= b.burst * UNITS_PER_TOKEN) buckets.delete(id);
+    }
+  }
+
+  function run(bucketId: string, limits: BucketLimits, take: boolean) {
+    assertLimits(limits);
+    const now = clock.now();
+    const { state, decision } = decide(buckets.get(bucketId)?.state, limits, now, take);
+    if (take) {
+      buckets.set(bucketId, { state, burst: limits.burst, rpm: limits.rpm });
+      if (buckets.size > maxBuckets) sweep(now);
+    }
+    return Promise.resolve(decision);
+  }
+
+  return {
+    consume: (bucketId, limits) => run(bucketId, limits, true),
+    peek: (bucketId, limits) => run(bucketId, limits, false),
+    close: async () => {
+      buckets.clear();
+    },
+  };
+}

@@ -1,0 +1,35 @@
+/**
+ * Rate limiting contract (DESIGN §4 "Rate limits"). Async so a shared implementation (Redis,
+ * DESIGN §1 scale-out) can sit behind the same interface as the in-process one.
+ */
+
+/** Limits of one bucket: capacity `burst` tokens, refilled at `rpm` tokens per minute, evenly. */
+export interface BucketLimits {
+  /** Requests per minute (refill rate). Integer ≥ 1. */
+  rpm: number;
+  /** Bucket capacity (the most requests allowed at once). Integer ≥ 1. */
+  burst: number;
+}
+
+/** The outcome of one `consume` or `peek` (a value, not an exception: STYLE habit 5). */
+export interface RateLimitDecision {
+  /** true when a token was available (and, for `consume`, taken). */
+  allowed: boolean;
+  /** The per-minute rate, for `X-RateLimit-Limit` (DESIGN §4). */
+  limit: number;
+  /** Whole tokens left after this call, for `X-RateLimit-Remaining`. */
+  remaining: number;
+  /** Unix **seconds** when the bucket will be full again (ceil), for `X-RateLimit-Reset`. */
+  resetSec: number;
+  /** Seconds until one request is allowed (ceil); 0 when allowed. For `Retry-After`/`retryAfter`. */
+  retryAfterSec: number;
+}
+
+export interface RateLimiter {
+  /** Takes one token from bucket `bucketId` if one is available. Buckets are created full. */
+  consume(bucketId: string, limits: BucketLimits): Promise<RateLimitDecision>;
+  /** Reports the bucket as `consume` would, without taking a token (`allowed` = a token is available). */
+  peek(bucketId: string, limits: BucketLimits): Promise<RateLimitDecision>;
+  /** Releases resources (timers, connections). */
+  close(): Promise<void>;
+}

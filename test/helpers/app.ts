@@ -1,0 +1,80 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { type ApiOptions, buildApp, startServer } from '../../src/api/index.js';
+import { type Clock, ManualClock, createCommon, createLogger } from '../../src/core/index.js';
+import { type SyncController, createIdleSyncController } from '../../src/ingest/index.js';
+import { type KeyService, createKeyService } from '../../src/keys/index.js';
+import { type RateLimiter, createMemoryRateLimiter } from '../../src/ratelimit/index.js';
+import { type Store, type Tier, createStore } from '../../src/store/index.js';
+
+export interface TestApp<C extends Clock = ManualClock> {
+  /** e.g. http://127.0.0.1:41234 — a real socket. */
+  baseUrl: string;
+  app: FastifyInstance;
+  store: Store;
+  clock: C;
+  keys: KeyService;
+  limiter: RateLimiter;
+  /** An enterprise key with rpm/burst 1 000 000, so contract tests are never throttled. */
+  key: string;
+  /** Issues another key; returns the key text. */
+  createKey(opts: { tier: Tier; rpm?: number; burst?: number; expiresAt?: number; name?: string }): Promise<string>;
+  /** Closes the server (and the store when this helper created it). */
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions<C extends Clock> {
+  /** Defaults to a fresh migrated SQLite store in a temp dir, closed and deleted by close(). */
+  store?: Store;
+  /** Defaults to a ManualClock at the current wall time (tests move it; nothing moves it alone). */
+  clock?: C;
+  sync?: SyncController;
+  limiter?: RateLimiter;
+  options?: ApiOptions;
+}
+
+/**
+ * The API on a real HTTP socket (127.0.0.1, ephemeral port) over a real store. Logs are
+ * silent unless TEST_LOG_LEVEL is set.
+ */
+export async function buildTestApp<C extends Clock = ManualClock>(opts: TestAppOptions<C> = {}): Promise<TestApp<C>> {
+  const clock = (opts.clock ?? new ManualClock(Date.now())) as C;
+  const logger = createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const common = createCommon({ clock, logger });
+  let ownStore: { dir: string } | undefined;
+  let store = opts.store;
+  if (!store) {
+    const dir = mkdtempSync(join(tmpdir(), 'gamba-api-'));
+    store = await createStore({ common, config: { kind: 'sqlite', path: join(dir, 'gamba.db') } });
+    ownStore = { dir };
+  }
+  const keys = createKeyService({ store: store.keys, clock });
+  const limiter = opts.limiter ?? createMemoryRateLimiter({ clock });
+  const sync = opts.sync ?? createIdleSyncController(clock);
+  const app = await buildApp({ common, store, keys, limiter, sync, options: opts.options });
+  const server = await startServer({ app, host: '127.0.0.1', port: 0 });
+  const createKey: TestApp<C>['createKey'] = async (o) =>
+    (await keys.create({ name: o.name ?? `test-${o.tier}`, tier: o.tier, rpm: o.rpm, burst: o.burst, expiresAt: o.expiresAt })).key;
+  const key = await createKey({ tier: 'enterprise', rpm: 1_000_000, burst: 1_000_000, name: 'contract-tests' });
+  const finalStore = store;
+  return {
+    baseUrl: server.url,
+    app,
+    store: finalStore,
+    clock,
+    keys,
+    limiter,
+    key,
+    createKey,
+    async close() {
+      await server.close();
+      if (!opts.limiter) await limiter.close();
+      if (ownStore) {
+        await finalStore.close();
+        rmSync(ownStore.dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
