@@ -1,0 +1,68 @@
+import { HermesClient } from '@pythnetwork/hermes-client';
+import { AppError, type Common } from '../../core/index.js';
+import { normalizeFeedId } from '../feeds.js';
+import type { PriceQuote, PriceSource } from '../types.js';
+
+export interface HermesSourceOptions {
+  common: Common;
+  /** Hermes base URL, e.g. https://hermes.pyth.network (HERMES_URL). */
+  url: string;
+  /** PYTH_API_KEY, sent as `Authorization: Bearer …` (required by Hermes since 2026; DESIGN §6). */
+  apiKey?: string;
+  /** mint → Pyth feed id (hex, with or without 0x). */
+  feeds: Readonly<Record<string, string>>;
+  timeoutMs?: number;
+}
+
+const HOUR_S = 3600;
+
+/**
+ * Pyth Hermes by publish time (gamba-v2.md §6): `GET /v2/updates/price/{t}?ids[]=…&parsed=true`
+ * answers the first update with publish_time ≥ t. We ask at the hour's start and keep the
+ * answer only when it was published within that hour, so a feed gap never lends one hour's
+ * price to another. Value = price × 10^expo (USD per whole token).
+ */
+export function createHermesSource(o: HermesSourceOptions): PriceSource {
+  const client = new HermesClient(o.url, {
+    timeout: o.timeoutMs ?? 15_000,
+    httpRetries: 3,
+    ...(o.apiKey ? { headers: { Authorization: `Bearer ${o.apiKey}` } } : {}),
+  });
+  const feedOf = new Map(Object.entries(o.feeds).map(([mint, id]) => [mint, normalizeFeedId(id)]));
+
+  return {
+    name: 'pyth',
+    covers: (mint) => feedOf.has(mint),
+    async priceAt(mints, hourMs) {
+      const out = new Map<string, PriceQuote>();
+      const wanted = mints.filter((m) => feedOf.has(m));
+      if (wanted.length === 0) return out;
+      const hourS = Math.floor(hourMs / 1000);
+      const ids = [...new Set(wanted.map((m) => feedOf.get(m)!))];
+      let update;
+      try {
+        update = await client.getPriceUpdatesAtTimestamp(hourS, ids, { parsed: true });
+      } catch (e) {
+        const msg = e instanceof Error ? e.message : String(e);
+        // 404: Hermes has no update at that time for these ids (before its archive) — definitive.
+        if (/status: 404/.test(msg)) return out;
+        throw new AppError('PRICE_SOURCE_UNAVAILABLE', `pyth hermes: ${msg.slice(0, 200)}`, { retryable: true, cause: e });
+      }
+      const byId = new Map<string, PriceQuote>();
+      for (const p of update.parsed ?? []) {
+        const t = p.price.publish_time;
+        if (t < hourS || t >= hourS + HOUR_S) continue;
+        const usdPrice = Number(p.price.price) * 10 ** p.price.expo;
+        if (!Number.isFinite(usdPrice) || usdPrice < 0) continue;
+        byId.set(normalizeFeedId(p.id), { usdPrice, source: 'pyth', publishTime: t });
+      }
+      for (const m of wanted) {
+        const q = byId.get(feedOf.get(m)!);
+        if (q) out.set(m, q);
+      }
+      o.common.metrics.priceLookups.inc({ source: 'pyth', outcome: 'ok' }, out.size);
+      o.common.metrics.priceLookups.inc({ source: 'pyth', outcome: 'missing' }, wanted.length - out.size);
+      return out;
+    },
+  };
+}
