@@ -125,23 +125,24 @@ export class RollupAccumulator {
 
   async flush(trx: Transaction<Database> | Kysely<Database>, a: DialectAdapter): Promise<void> {
     for (const [table, m] of this.rows) {
-      const keyCols = ROLLUP_KEYS[table];
-      for (const { key, delta } of m.values()) await upsertRollup(trx, a, table, keyCols, key, delta);
+      const rows = [...m.values()];
+      // Multi-row upserts: one statement per chunk instead of one per row (bound-parameter
+      // limits: SQLite 32766, PostgreSQL 65535; 21 columns × 1000 rows stays under both).
+      for (let i = 0; i < rows.length; i += 1000) await upsertRollups(trx, a, table, rows.slice(i, i + 1000));
     }
     this.rows.clear();
   }
 }
 
-async function upsertRollup(
+async function upsertRollups(
   db: Transaction<Database> | Kysely<Database>,
   a: DialectAdapter,
   table: RollupTable,
-  keyCols: readonly string[],
-  key: Record<string, string | number>,
-  d: GameDelta,
+  rows: { key: Record<string, string | number>; delta: GameDelta }[],
 ): Promise<void> {
+  const keyCols = ROLLUP_KEYS[table];
   const cols = [...keyCols, ...SUM_COLUMNS, 'max_usd_profit', 'min_usd_profit', 'first_ms', 'last_ms'];
-  const values = cols.map((c) => (c in key ? key[c] : d[c as keyof GameDelta]));
+  const tuples = rows.map(({ key, delta }) => sql`(${sql.join(cols.map((c) => (c in key ? key[c] : delta[c as keyof GameDelta])))})`);
   const t = sql.raw(table);
   const ref = (c: string) => sql.raw(`${table}.${c}`);
   const ex = (c: string) => sql.raw(`excluded.${c}`);
@@ -152,7 +153,7 @@ async function upsertRollup(
     sql`first_ms = ${a.least(ref('first_ms'), ex('first_ms'))}`,
     sql`last_ms = ${a.greatest(ref('last_ms'), ex('last_ms'))}`,
   ];
-  await sql`insert into ${t} (${sql.raw(cols.join(', '))}) values (${sql.join(values)})
+  await sql`insert into ${t} (${sql.raw(cols.join(', '))}) values ${sql.join(tuples)}
     on conflict (${sql.raw(keyCols.join(', '))}) do update set ${sql.join(updates)}`.execute(db);
 }
 
@@ -178,9 +179,13 @@ export class PoolHourAccumulator {
   }
 
   async flush(db: Transaction<Database> | Kysely<Database>): Promise<void> {
-    for (const r of this.rows.values()) {
+    const rows = [...this.rows.values()];
+    for (let i = 0; i < rows.length; i += 1000) {
+      const tuples = rows
+        .slice(i, i + 1000)
+        .map((r) => sql`(${r.pool}, ${r.hourMs}, ${r.liqKey}, ${r.liquidity.toString()}, ${r.lpKey}, ${r.lpSupply === null ? null : r.lpSupply.toString()})`);
       await sql`insert into ru_pool_hour (pool, hour_ms, liq_key, liquidity, lp_key, lp_supply)
-        values (${r.pool}, ${r.hourMs}, ${r.liqKey}, ${r.liquidity.toString()}, ${r.lpKey}, ${r.lpSupply === null ? null : r.lpSupply.toString()})
+        values ${sql.join(tuples)}
         on conflict (pool, hour_ms) do update set
           liquidity = case when excluded.liq_key > ru_pool_hour.liq_key then excluded.liquidity else ru_pool_hour.liquidity end,
           liq_key = case when excluded.liq_key > ru_pool_hour.liq_key then excluded.liq_key else ru_pool_hour.liq_key end,

@@ -1,10 +1,10 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Insertable, Kysely, Transaction } from 'kysely';
 import { dayOf, hourFloor, MS_PER_HOUR } from '../core/index.js';
 import type { GameSettled, LocatedEvent, PoolChange, PoolCreated } from '../protocol/index.js';
 import type { DialectAdapter } from './dialect.js';
 import { orderKey } from './order-key.js';
 import { gameUsd, PriceLookup, usdPerUnit } from './pricing.js';
-import { gameDelta, PoolHourAccumulator, repriceDelta, RollupAccumulator } from './rollups.js';
+import { gameDelta, PoolHourAccumulator, repriceDelta, RollupAccumulator, type GameDelta, type GameDims } from './rollups.js';
 import type { Database } from './schema.js';
 import type { HourlyPrice, WriteBatch, WriteResult } from './types.js';
 import { splitU64 } from '../core/index.js';
@@ -28,10 +28,15 @@ interface Ctx {
   prices: PriceLookup;
   rollups: RollupAccumulator;
   poolHours: PoolHourAccumulator;
+  /** pool → token of pools touched by this batch. */
+  pools: Map<string, string>;
   result: WriteResult;
 }
 
-async function insertGame(ctx: Ctx, e: LocatedEvent & { name: 'GameSettled' }): Promise<void> {
+type GameRow = Insertable<Database['games']>;
+
+/** Builds the games row of an event (USD from the price at its hour, or un-priced). */
+async function gameRow(ctx: Ctx, e: LocatedEvent & { name: 'GameSettled' }): Promise<{ row: GameRow; delta: GameDelta; dims: GameDims; e: typeof e }> {
   const d = e.data;
   const timeMs = e.blockTime * 1000;
   const hourMs = hourFloor(timeMs);
@@ -43,57 +48,75 @@ async function insertGame(ctx: Ctx, e: LocatedEvent & { name: 'GameSettled' }): 
   const w = splitU64(d.wager);
   const pay = splitU64(d.payout);
   const j = splitU64(d.jackpotPayoutToUser);
-  const res = await ctx.db
-    .insertInto('games')
-    .values({
-      signature: e.signature,
-      event_index: e.eventIndex,
-      slot: e.slot,
-      block_time: e.blockTime,
-      time_ms: timeMs,
-      day: dayOf(timeMs),
-      hour_ms: hourMs,
-      player: d.user,
-      creator: d.creator,
-      token: d.tokenMint,
-      pool: d.pool,
-      wager: d.wager.toString(),
-      payout: d.payout.toString(),
-      jackpot: d.jackpotPayoutToUser.toString(),
-      wager_hi: w.hi,
-      wager_lo: w.lo,
-      payout_hi: pay.hi,
-      payout_lo: pay.lo,
-      jackpot_hi: j.hi,
-      jackpot_lo: j.lo,
-      creator_fee: d.creatorFee.toString(),
-      gamba_fee: d.gambaFee.toString(),
-      pool_fee: d.poolFee.toString(),
-      jackpot_fee: d.jackpotFee.toString(),
-      multiplier_bps: d.multiplierBps,
-      is_jackpot: d.jackpotPayoutToUser > 0n ? 1 : 0,
-      pool_liquidity: d.poolLiquidity.toString(),
-      usd_per_unit: p,
-      usd_wager: usd.wager,
-      usd_profit: usd.profit,
-      usd_creator_fee: usd.creatorFee,
-      usd_gamba_fee: usd.gambaFee,
-      usd_net: usd.net,
-      data: JSON.stringify({ ...u64Fields(d), clientSeed: d.clientSeed, bet: d.bet, rngSeed: d.rngSeed, nextRngSeedHashed: d.nextRngSeedHashed, metadata: d.metadata }),
-    })
-    .onConflict((oc) => oc.columns(['signature', 'event_index']).doNothing())
-    .executeTakeFirst();
-  if (Number(res.numInsertedOrUpdatedRows ?? 0) === 0) {
-    ctx.result.duplicates++;
-    return;
+  const row: GameRow = {
+    signature: e.signature,
+    event_index: e.eventIndex,
+    slot: e.slot,
+    block_time: e.blockTime,
+    time_ms: timeMs,
+    day: dayOf(timeMs),
+    hour_ms: hourMs,
+    player: d.user,
+    creator: d.creator,
+    token: d.tokenMint,
+    pool: d.pool,
+    wager: d.wager.toString(),
+    payout: d.payout.toString(),
+    jackpot: d.jackpotPayoutToUser.toString(),
+    wager_hi: w.hi,
+    wager_lo: w.lo,
+    payout_hi: pay.hi,
+    payout_lo: pay.lo,
+    jackpot_hi: j.hi,
+    jackpot_lo: j.lo,
+    creator_fee: d.creatorFee.toString(),
+    gamba_fee: d.gambaFee.toString(),
+    pool_fee: d.poolFee.toString(),
+    jackpot_fee: d.jackpotFee.toString(),
+    multiplier_bps: d.multiplierBps,
+    is_jackpot: d.jackpotPayoutToUser > 0n ? 1 : 0,
+    pool_liquidity: d.poolLiquidity.toString(),
+    usd_per_unit: p,
+    usd_wager: usd.wager,
+    usd_profit: usd.profit,
+    usd_creator_fee: usd.creatorFee,
+    usd_gamba_fee: usd.gambaFee,
+    usd_net: usd.net,
+    data: JSON.stringify({ ...u64Fields(d), clientSeed: d.clientSeed, bet: d.bet, rngSeed: d.rngSeed, nextRngSeedHashed: d.nextRngSeedHashed, metadata: d.metadata }),
+  };
+  return {
+    row,
+    e,
+    dims: { day: dayOf(timeMs), creator: d.creator, token: d.tokenMint, pool: d.pool, player: d.user },
+    delta: gameDelta({ timeMs, wager: d.wager, payout: d.payout, jackpot: d.jackpotPayoutToUser, usd }),
+  };
+}
+
+/** Bulk-inserts games (ON CONFLICT DO NOTHING … RETURNING) and rolls up only the new ones. */
+async function insertGames(ctx: Ctx, events: (LocatedEvent & { name: 'GameSettled' })[]): Promise<void> {
+  const built = [];
+  for (const e of events) built.push(await gameRow(ctx, e));
+  // 35 columns × 400 rows stays under SQLite's and PostgreSQL's bound-parameter limits.
+  for (let i = 0; i < built.length; i += 400) {
+    const chunk = built.slice(i, i + 400);
+    const inserted = await ctx.db
+      .insertInto('games')
+      .values(chunk.map((b) => b.row))
+      .onConflict((oc) => oc.columns(['signature', 'event_index']).doNothing())
+      .returning(['signature', 'event_index'])
+      .execute();
+    const isNew = new Set(inserted.map((r) => `${r.signature} ${r.event_index}`));
+    for (const b of chunk) {
+      if (!isNew.has(`${b.e.signature} ${b.e.eventIndex}`)) {
+        ctx.result.duplicates++;
+        continue;
+      }
+      ctx.result.gamesInserted++;
+      ctx.rollups.add(b.dims, b.delta);
+      ctx.poolHours.add(b.e.data.pool, Number(b.row.hour_ms), orderKey(b.e.slot, b.e.signature, b.e.eventIndex), b.e.data.poolLiquidity, null);
+      ctx.pools.set(b.e.data.pool, b.e.data.tokenMint);
+    }
   }
-  ctx.result.gamesInserted++;
-  ctx.rollups.add(
-    { day: dayOf(timeMs), creator: d.creator, token: d.tokenMint, pool: d.pool, player: d.user },
-    gameDelta({ timeMs, wager: d.wager, payout: d.payout, jackpot: d.jackpotPayoutToUser, usd }),
-  );
-  ctx.poolHours.add(d.pool, hourMs, orderKey(e.slot, e.signature, e.eventIndex), d.poolLiquidity, null);
-  await ensurePool(ctx.db, d.pool, d.tokenMint);
 }
 
 async function insertPoolChange(ctx: Ctx, e: LocatedEvent & { name: 'PoolChange' }): Promise<void> {
@@ -128,7 +151,7 @@ async function insertPoolChange(ctx: Ctx, e: LocatedEvent & { name: 'PoolChange'
   }
   ctx.result.poolChangesInserted++;
   ctx.poolHours.add(d.pool, hourMs, orderKey(e.slot, e.signature, e.eventIndex), d.postLiquidity, d.lpSupply);
-  await ensurePool(ctx.db, d.pool, d.tokenMint);
+  ctx.pools.set(d.pool, d.tokenMint);
 }
 
 async function insertPoolCreated(ctx: Ctx, e: LocatedEvent & { name: 'PoolCreated' }): Promise<void> {
@@ -144,10 +167,12 @@ async function insertPoolCreated(ctx: Ctx, e: LocatedEvent & { name: 'PoolCreate
   ctx.result.poolsCreatedInserted++;
 }
 
-async function ensurePool(db: Db, pool: string, token: string): Promise<void> {
+/** Pools first seen in this batch get a row (token known from their events). */
+async function ensurePools(db: Db, pools: Map<string, string>): Promise<void> {
+  if (pools.size === 0) return;
   await db
     .insertInto('pools')
-    .values({ pool, token, authority: null, created_signature: null, created_event_index: null, created_time_ms: null })
+    .values([...pools].map(([pool, token]) => ({ pool, token, authority: null, created_signature: null, created_event_index: null, created_time_ms: null })))
     .onConflict((oc) => oc.column('pool').doNothing())
     .execute();
 }
@@ -160,20 +185,24 @@ export async function writeBatch(db: Kysely<Database>, a: DialectAdapter, decima
       prices: new PriceLookup(trx, decimals),
       rollups: new RollupAccumulator(),
       poolHours: new PoolHourAccumulator(),
+      pools: new Map(),
       result: { gamesInserted: 0, poolChangesInserted: 0, poolsCreatedInserted: 0, duplicates: 0 },
     };
-    for (const s of batch.signatures ?? []) {
+    const sigs = batch.signatures ?? [];
+    for (let i = 0; i < sigs.length; i += 1000) {
       await trx
         .insertInto('signatures')
-        .values({ signature: s.signature, slot: s.slot, block_time: s.blockTime, failed: s.failed ? 1 : 0 })
+        .values(sigs.slice(i, i + 1000).map((s) => ({ signature: s.signature, slot: s.slot, block_time: s.blockTime, failed: s.failed ? 1 : 0 })))
         .onConflict((oc) => oc.column('signature').doNothing())
         .execute();
     }
+    const games = batch.events.filter((e): e is LocatedEvent & { name: 'GameSettled' } => e.name === 'GameSettled');
+    await insertGames(ctx, games);
     for (const e of batch.events) {
-      if (e.name === 'GameSettled') await insertGame(ctx, e);
-      else if (e.name === 'PoolChange') await insertPoolChange(ctx, e);
-      else await insertPoolCreated(ctx, e);
+      if (e.name === 'PoolChange') await insertPoolChange(ctx, e);
+      else if (e.name === 'PoolCreated') await insertPoolCreated(ctx, e);
     }
+    await ensurePools(trx, ctx.pools);
     await ctx.rollups.flush(trx, a);
     await ctx.poolHours.flush(trx);
     const state: Record<string, string> = { ...(batch.state ?? {}) };
