@@ -12,6 +12,10 @@ export interface SyncState {
   lagSlots: number | null;
   /** Wall clock minus last indexed blockTime, seconds; null when unknown. */
   lagSeconds: number | null;
+  /** Additive (indexer): whether the backfill has reached BACKFILL_DAYS; undefined without an indexer. */
+  backfillDone?: boolean;
+  /** Additive (indexer): message of the last failed pass, null after a successful one. */
+  lastError?: string | null;
 }
 
 export interface SyncTrigger {

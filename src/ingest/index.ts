@@ -1,1 +1,5 @@
 export { type SyncController, type SyncState, type SyncTrigger, createIdleSyncController } from './controller.js';
+export { createIndexer, type Indexer, type IndexerOptions } from './indexer.js';
+export { startIndexing, type Indexing, type StartIndexingOptions } from './start.js';
+export { STATE_KEYS, type Cursor } from './checkpoint.js';
+export type { ProgressMode } from './progress.js';

@@ -1,0 +1,92 @@
+import { isoMs } from '../core/index.js';
+import { sleep, type SignatureInfo } from '../solana/index.js';
+import { commit, fetchTransactions, prepare, type Fetched, type IngestContext } from './batch.js';
+import { encodeCursor, STATE_KEYS, type Cursor } from './checkpoint.js';
+
+export interface BackfillOptions {
+  /** Signatures per getSignaturesForAddress page, 1..1000 (default 1000, the RPC maximum). */
+  pageSize: number;
+  /** Unix seconds: transactions older than this are not indexed (BACKFILL_DAYS ago, fixed at the first start). */
+  cutoff: number;
+  /** Where to resume (the oldest processed signature), undefined = from the newest finalized one. */
+  cursor: Cursor | undefined;
+  /** Wait before asking again after a page stopped at a null transaction, ms. */
+  blockedDelayMs: number;
+  onProgress?(p: BackfillProgress): void;
+}
+
+export interface BackfillProgress {
+  /** blockTime (s) of the oldest signature processed so far. */
+  oldestBlockTime: number | null;
+  /** blockTime (s) of the first signature seen by this run (the top of the range). */
+  newestBlockTime: number | null;
+  signatures: number;
+  events: number;
+}
+
+interface Page extends Fetched {
+  /** The page ended the range: fewer signatures than asked (start of history) or the cutoff reached. */
+  reachedEnd: boolean;
+}
+
+/**
+ * The backfill (DESIGN §5): pages `getSignaturesForAddress(program, { before, limit, commitment:
+ * 'finalized' })` from the newest signature back to `cutoff`, fetches each page's transactions
+ * and commits the page's events together with the new cursor (its oldest signature) in one
+ * store transaction. The next page's signatures and transactions are fetched while the current
+ * one is being committed. A page whose transaction comes back null commits up to it and asks
+ * again from there. Returns when the range is done or the signal aborts (throws ABORTED).
+ */
+export async function runBackfill(ctx: IngestContext, o: BackfillOptions): Promise<void> {
+  const { logger } = ctx.common;
+  const progress: BackfillProgress = { oldestBlockTime: o.cursor?.blockTime ?? null, newestBlockTime: null, signatures: 0, events: 0 };
+
+  const fetchPage = async (before: string | undefined): Promise<Page> => {
+    const sigs = await ctx.rpc.getSignaturesForAddress(ctx.programId, { before, limit: o.pageSize, commitment: 'finalized', signal: ctx.signal });
+    let inRange: SignatureInfo[] = sigs;
+    const firstOld = sigs.findIndex((s) => s.blockTime !== null && s.blockTime < o.cutoff);
+    if (firstOld >= 0) inRange = sigs.slice(0, firstOld);
+    const fetched = await fetchTransactions(ctx, inRange, 'finalized');
+    return { ...fetched, reachedEnd: firstOld >= 0 || sigs.length < o.pageSize };
+  };
+  // A prefetched page that gets discarded must not surface as an unhandled rejection.
+  const quiet = <T>(p: Promise<T>) => {
+    p.catch(() => undefined);
+    return p;
+  };
+
+  let cursor = o.cursor;
+  let next = quiet(fetchPage(cursor?.signature));
+  for (;;) {
+    const page = await next;
+    if (progress.newestBlockTime === null) progress.newestBlockTime = page.sigs[0]?.blockTime ?? null;
+    const lastSig = page.sigs[page.sigs.length - 1];
+    if (!page.reachedEnd && lastSig) next = quiet(fetchPage(lastSig.signature));
+
+    const p = prepare(page);
+    const done = !p.blocked && page.reachedEnd;
+    const state: Record<string, string> = {};
+    if (p.last) {
+      cursor = { signature: p.last.signature, slot: p.last.slot, blockTime: p.last.blockTime };
+      state[STATE_KEYS.backfillCursor] = encodeCursor(cursor);
+    }
+    if (done) state[STATE_KEYS.backfillDone] = isoMs(ctx.common.clock.now());
+    if (p.covered > 0 || done) await commit(ctx, p, state);
+
+    progress.signatures += p.covered;
+    progress.events += p.events.length;
+    if (p.last?.blockTime != null) progress.oldestBlockTime = p.last.blockTime;
+    o.onProgress?.(progress);
+
+    if (done) {
+      logger.info({ signatures: progress.signatures, events: progress.events, oldest_block_time: progress.oldestBlockTime }, 'backfill complete');
+      return;
+    }
+    if (p.blocked) {
+      // Drop the prefetched page: it starts after signatures we still have to commit.
+      logger.debug({ before: cursor?.signature }, 'backfill page blocked on a null transaction; asking again');
+      await sleep(o.blockedDelayMs, ctx.signal);
+      next = quiet(fetchPage(cursor?.signature));
+    }
+  }
+}

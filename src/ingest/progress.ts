@@ -1,0 +1,75 @@
+import cliProgress from 'cli-progress';
+import type { Common } from '../core/index.js';
+import type { BackfillProgress } from './backfill.js';
+
+/**
+ * Backfill progress for people (issue 4): a cli-progress bar with rate and ETA when stdout is a
+ * TTY, otherwise one structured log line every `logEveryMs` (default 5 s). Progress is measured
+ * in time covered: from the newest block time seen down to the cutoff.
+ */
+export type ProgressMode = 'auto' | 'bar' | 'log' | 'off';
+
+export interface ProgressReporter {
+  update(p: BackfillProgress): void;
+  stop(): void;
+}
+
+export function createProgress(o: { common: Common; mode: ProgressMode; cutoff: number; logEveryMs?: number; stream?: NodeJS.WriteStream }): ProgressReporter {
+  const { logger, clock } = o.common;
+  const stream = o.stream ?? process.stdout;
+  const mode = o.mode === 'auto' ? (stream.isTTY ? 'bar' : 'log') : o.mode;
+  if (mode === 'off') return { update: () => undefined, stop: () => undefined };
+
+  const logEveryMs = o.logEveryMs ?? 5000;
+  const startedAt = clock.now();
+  let lastLog = startedAt;
+  let startSigs: number | undefined;
+  let startFraction: number | undefined;
+  let bar: cliProgress.SingleBar | undefined;
+
+  const fraction = (p: BackfillProgress): number => {
+    if (p.newestBlockTime === null || p.oldestBlockTime === null) return 0;
+    const span = p.newestBlockTime - o.cutoff;
+    if (span <= 0) return 1;
+    return Math.min(1, Math.max(0, (p.newestBlockTime - p.oldestBlockTime) / span));
+  };
+
+  return {
+    update(p) {
+      startSigs ??= p.signatures;
+      const now = clock.now();
+      const elapsedS = Math.max(0.001, (now - startedAt) / 1000);
+      const rate = (p.signatures - startSigs) / elapsedS;
+      const f = fraction(p);
+      startFraction ??= f;
+      const oldest = p.oldestBlockTime === null ? '-' : new Date(p.oldestBlockTime * 1000).toISOString().slice(0, 16).replace('T', ' ');
+      if (mode === 'bar') {
+        if (!bar) {
+          bar = new cliProgress.SingleBar(
+            {
+              stream,
+              format: 'backfill |{bar}| {percentage}% | back to {oldest} | {txs} txs, {events} events | {rate} tx/s | ETA {eta_formatted}',
+              hideCursor: true,
+              etaBuffer: 50,
+            },
+            cliProgress.Presets.shades_classic,
+          );
+          bar.start(1000, 0, { oldest, txs: 0, events: 0, rate: '0' });
+        }
+        bar.update(Math.round(f * 1000), { oldest, txs: p.signatures, events: p.events, rate: rate.toFixed(0) });
+        return;
+      }
+      if (now - lastLog < logEveryMs) return;
+      lastLog = now;
+      const done = f - startFraction;
+      const etaS = done > 0 && f < 1 ? Math.round((elapsedS * (1 - f)) / done) : null;
+      logger.info(
+        { percent: Math.round(f * 1000) / 10, signatures: p.signatures, events: p.events, rate_per_s: Math.round(rate), eta_s: etaS, oldest_block_time: p.oldestBlockTime },
+        'backfill progress',
+      );
+    },
+    stop() {
+      bar?.stop();
+    },
+  };
+}
