@@ -46,6 +46,23 @@ describe('GET /platforms', () => {
       c.clock.set(c.fixture.nowMs);
     }
   });
+
+  it('a game exactly at now − days × 24 h is inside the window', async () => {
+    const edge = c.oracle.games.filter((g) => g.time > c.fixture.nowMs - 86_400_000 && g.creator === c.fixture.creators[5]).sort((a, b) => a.time - b.time)[0]!;
+    const now = edge.time + 86_400_000;
+    try {
+      c.clock.set(now);
+      const moved = createOracle({ ...c.fixture, nowMs: now });
+      const r = await c.get('/platforms', { days: 1, limit: 100 });
+      expectJson(r.body, { results: moved.platforms({ days: 1, sortBy: 'usd_volume', limit: 100 }) }, '/platforms edge');
+      const later = createOracle({ ...c.fixture, nowMs: now + 1 });
+      const withEdge = moved.platforms({ days: 1, sortBy: 'usd_volume', limit: 100 }).find((p) => p.creator === edge.creator)!;
+      const without = later.platforms({ days: 1, sortBy: 'usd_volume', limit: 100 }).find((p) => p.creator === edge.creator);
+      expect(withEdge.plays).toBe((without?.plays ?? 0) + c.oracle.games.filter((g) => g.time === edge.time && g.creator === edge.creator).length);
+    } finally {
+      c.clock.set(c.fixture.nowMs);
+    }
+  });
 });
 
 describe('GET /tokens', () => {
