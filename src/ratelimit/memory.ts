@@ -27,7 +27,8 @@ export function createMemoryRateLimiter(deps: MemoryRateLimiterDeps): RateLimite
     }
   }
 
-  function run(bucketId: string, limits: BucketLimits, take: boolean) {
+  // async: a bad limit rejects (like a Redis round trip would) instead of throwing synchronously.
+  async function run(bucketId: string, limits: BucketLimits, take: boolean) {
     assertLimits(limits);
     const now = clock.now();
     const { state, decision } = decide(buckets.get(bucketId)?.state, limits, now, take);
@@ -35,7 +36,7 @@ export function createMemoryRateLimiter(deps: MemoryRateLimiterDeps): RateLimite
       buckets.set(bucketId, { state, burst: limits.burst, rpm: limits.rpm });
       if (buckets.size > maxBuckets) sweep(now);
     }
-    return Promise.resolve(decision);
+    return decision;
   }
 
   return {

@@ -16,19 +16,21 @@ import { apiError } from '../errors.js';
 
 export const DEFAULT_AUTH_FAILURE_LIMITS: BucketLimits = { rpm: 30, burst: 30 };
 
-/** The presented credential, or undefined when none was sent. */
-export function presentedKey(request: FastifyRequest): string | undefined {
+/** The presented credential: none, a key to check, or a credential that cannot be a key. */
+export type Presented = { kind: 'missing' } | { kind: 'key'; key: string } | { kind: 'invalid' };
+
+export function presentedKey(request: FastifyRequest): Presented {
   const x = request.headers['x-api-key'];
-  // A repeated header arrives as an array: never pick one of them silently.
-  if (Array.isArray(x)) return x.join(',');
-  if (typeof x === 'string' && x.trim() !== '') return x.trim();
+  // A repeated header arrives joined ("a, b") or as an array: never pick one of them silently.
+  if (Array.isArray(x)) return { kind: 'invalid' };
+  if (typeof x === 'string' && x.trim() !== '') return { kind: 'key', key: x.trim() };
   const auth = request.headers.authorization;
   if (typeof auth === 'string' && auth.trim() !== '') {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(auth.trim());
-    // Any other Authorization value is a failed credential, not a missing one.
-    return m ? m[1]! : auth.trim();
+    const m = /^Bearer +(\S+)$/i.exec(auth.trim());
+    // Any other Authorization value (Basic, a bare key) is a failed credential, not a missing one.
+    return m ? { kind: 'key', key: m[1]! } : { kind: 'invalid' };
   }
-  return undefined;
+  return { kind: 'missing' };
 }
 
 export interface AuthDeps {
@@ -41,8 +43,8 @@ export interface AuthDeps {
 export function registerAuth(scope: FastifyInstance, deps: AuthDeps): void {
   const { keys, limiter, metrics, failureLimits } = deps;
   scope.addHook('onRequest', async (request) => {
-    const key = presentedKey(request);
-    if (key === undefined) {
+    const presented = presentedKey(request);
+    if (presented.kind === 'missing') {
       metrics.authFailures.inc({ reason: 'missing' });
       throw apiError('MISSING_API_KEY');
     }
@@ -52,7 +54,7 @@ export function registerAuth(scope: FastifyInstance, deps: AuthDeps): void {
       metrics.authFailures.inc({ reason: 'ip_blocked' });
       throw apiError('RATE_LIMITED', 'Too many failed authentications from this address', { retryAfter: guard.retryAfterSec });
     }
-    const outcome = await keys.verify(key);
+    const outcome = presented.kind === 'key' ? await keys.verify(presented.key) : ({ ok: false, reason: 'malformed' } as const);
     if (!outcome.ok) {
       metrics.authFailures.inc({ reason: outcome.reason });
       await limiter.consume(guardId, failureLimits);

@@ -43,8 +43,8 @@ function isUnavailable(err: unknown): boolean {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
     const msg = (e as { message?: unknown }).message;
-    // better-sqlite3 after close(); pg pool after end().
-    if (typeof msg === 'string' && /database connection is not open|Cannot use a pool after calling end/i.test(msg)) return true;
+    // better-sqlite3 after close(); pg pool after end(); Kysely after destroy().
+    if (typeof msg === 'string' && /database connection is not open|Cannot use a pool after calling end|driver has already been destroyed/i.test(msg)) return true;
   }
   return false;
 }

@@ -49,8 +49,8 @@ async function serve(config: Readonly<Config>): Promise<void> {
   process.once('SIGINT', () => stop('SIGINT'));
 
   try {
+    // createStore registers its own close step on common.shutdown.
     const store = await createStore({ common, config: config.store });
-    shutdown.register('store', () => store.close());
     const limiter = createMemoryRateLimiter({ clock: common.clock });
     shutdown.register('rate-limiter', () => limiter.close());
     const keys = createKeyService({ store: store.keys, clock: common.clock });
