@@ -69,7 +69,7 @@ export async function settledGames(db: Kysely<Database>, q: SettledGamesQuery): 
   const total = await base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
   const last = page[page.length - 1];
   const keyOf = (r: (typeof page)[number]): KeyValue[] =>
-    keys.map((k) => (k === 'signature' ? r.signature : k === 'event_index' ? r.event_index : k === 'time_ms' ? num(r.time_ms) : k === 'usd_profit' ? num(r.usd_profit) : num(r.multiplier_bps)));
+    keys.map((k) => (k === 'signature' ? r.signature : k === 'event_index' ? num(r.event_index) : k === 'time_ms' ? num(r.time_ms) : k === 'usd_profit' ? num(r.usd_profit) : num(r.multiplier_bps)));
   return {
     results: page.map((r) => {
       const wager = big(r.wager);
@@ -131,6 +131,6 @@ export async function poolChanges(db: Kysely<Database>, q: PoolChangesQuery): Pr
       time: num(r.time_ms),
     })),
     total: num(total?.n),
-    nextCursor: more && last ? encodeCursor('time', 'DESC', [num(last.time_ms), last.signature, last.event_index]) : null,
+    nextCursor: more && last ? encodeCursor('time', 'DESC', [num(last.time_ms), last.signature, num(last.event_index)]) : null,
   };
 }
