@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { API_VERSION, ERROR_CODES } from '../../src/api/index.js';
+import { type TestApp, buildTestApp } from '../helpers/app.js';
+import { OPERATIONS, http } from './support.js';
+
+/** OpenAPI 3.1 generated from the route schemas (one source of truth), public. */
+let t: TestApp;
+let doc: any;
+beforeAll(async () => {
+  t = await buildTestApp();
+  const res = await http(t.baseUrl, '/openapi.json');
+  expect(res.status).toBe(200);
+  doc = res.body;
+});
+afterAll(() => t.close());
+
+test('is OpenAPI 3.1 with the API version and both auth schemes', () => {
+  expect(doc.openapi).toBe('3.1.0');
+  expect(doc.info.version).toBe(API_VERSION);
+  expect(doc.components.securitySchemes.ApiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-API-Key' });
+  expect(doc.components.securitySchemes.Bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+});
+
+test('documents the shared error schema with every code', () => {
+  const err = doc.components.schemas.ApiError;
+  expect(err.required.sort()).toEqual(['code', 'error', 'timestamp']);
+  expect(err.properties.code.enum.sort()).toEqual(Object.keys(ERROR_CODES).sort());
+});
+
+test.each(OPERATIONS)('$method $path: parameters, success and error responses', (op) => {
+  const o = doc.paths[op.path][op.method.toLowerCase()];
+  expect(o).toBeDefined();
+  expect(o.security).toBeUndefined(); // inherits the global requirement
+  const success = o.responses[String(op.method === 'POST' ? 202 : 200)];
+  expect(success.content['application/json'].schema.type).toBe('object');
+  for (const code of ['400', '401', '429', '500', '503']) {
+    expect(o.responses[code].content['application/json'].schema.$ref).toBe('#/components/schemas/ApiError');
+  }
+  for (const [name, value] of Object.entries(op.query ?? {})) {
+    void value;
+    const p = (o.parameters as any[]).find((x) => x.name === name);
+    expect(p, name).toMatchObject({ in: 'query', required: true });
+  }
+});
+
+test('parameter rules and defaults are in the document (DESIGN §4)', () => {
+  const params = (path: string) => Object.fromEntries((doc.paths[path].get.parameters as any[]).map((p) => [p.name, p.schema]));
+  expect(params('/players').limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 1000, default: 10 });
+  expect(params('/players').sortBy.enum).toEqual(['usd_profit', 'usd_volume', 'token_profit', 'token_volume']);
+  expect(params('/events/settledGames').itemsPerPage).toMatchObject({ minimum: 1, maximum: 200, default: 10 });
+  expect(params('/events/settledGames').sorting).toMatchObject({ enum: ['ASC', 'DESC'], default: 'DESC' });
+  expect(params('/platforms').days).toMatchObject({ minimum: 1, maximum: 365, default: 7 });
+  expect(params('/chart/plays').days).toMatchObject({ minimum: 1, maximum: 300, default: 300 });
+});
+
+test('token amounts are integer strings and USD amounts numbers in the response schemas', () => {
+  const game = doc.paths['/events/settledGames'].get.responses['200'].content['application/json'].schema.properties.results.items;
+  for (const f of ['wager', 'payout', 'profit', 'jackpot']) expect(game.properties[f].type).toBe('string');
+  for (const f of ['usd_wager', 'usd_profit', 'multiplier']) expect(game.properties[f].type).toBe('number');
+  expect(game.properties.time.type).toBe('integer');
+  const entry = doc.paths['/players'].get.responses['200'].content['application/json'].schema.properties.results.items;
+  expect(entry.properties.token_volume.type).toEqual(['string', 'null']);
+});
+
+test('/health and /ready are public; /openapi.json itself is not listed', () => {
+  expect(doc.paths['/health'].get.security).toEqual([]);
+  expect(doc.paths['/ready'].get.security).toEqual([]);
+  expect(doc.paths['/openapi.json']).toBeUndefined();
+});
