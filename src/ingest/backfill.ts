@@ -10,6 +10,11 @@ export interface BackfillOptions {
   cutoff: number;
   /** Where to resume (the oldest processed signature), undefined = from the newest finalized one. */
   cursor: Cursor | undefined;
+  /**
+   * The tail's starting signature (newest finalized at the first start). Without a cursor the
+   * backfill's first page starts at it, leaving newer signatures to the tail.
+   */
+  top?: string;
   /** Wait before asking again after a page stopped at a null transaction, ms. */
   blockedDelayMs: number;
   onProgress?(p: BackfillProgress): void;
@@ -44,8 +49,12 @@ export async function runBackfill(ctx: IngestContext, o: BackfillOptions): Promi
   const fetchPage = async (before: string | undefined): Promise<Page> => {
     const sigs = await ctx.rpc.getSignaturesForAddress(ctx.programId, { before, limit: o.pageSize, commitment: 'finalized', signal: ctx.signal });
     let inRange: SignatureInfo[] = sigs;
-    const firstOld = sigs.findIndex((s) => s.blockTime !== null && s.blockTime < o.cutoff);
-    if (firstOld >= 0) inRange = sigs.slice(0, firstOld);
+    if (before === undefined && o.top) {
+      const i = sigs.findIndex((s) => s.signature === o.top);
+      if (i > 0) inRange = sigs.slice(i);
+    }
+    const firstOld = inRange.findIndex((s) => s.blockTime !== null && s.blockTime < o.cutoff);
+    if (firstOld >= 0) inRange = inRange.slice(0, firstOld);
     const fetched = await fetchTransactions(ctx, inRange, 'finalized');
     return { ...fetched, reachedEnd: firstOld >= 0 || sigs.length < o.pageSize };
   };

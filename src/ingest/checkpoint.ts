@@ -12,6 +12,8 @@ export const STATE_KEYS = {
   backfillDone: 'ingest.backfill.done',
   /** Newest signature the tail has processed (its `until`). Set to the newest finalized signature when the first backfill starts. */
   tailCursor: 'ingest.tail.cursor',
+  /** The signature the tail started from (never changes): the top of the backfill's range. */
+  tailStart: 'ingest.tail.start',
 } as const;
 
 /** A position in the program's signature list. `blockTime` Unix seconds (null when the node has none). */

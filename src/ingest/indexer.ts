@@ -80,6 +80,8 @@ export function createIndexer(o: IndexerOptions): Indexer {
   let stopped = false;
   let cutoff = 0;
   let tailCursor: Cursor | undefined;
+  /** The tail's starting point as first recorded (the backfill's top when it has no cursor yet). */
+  let tailStart: string | undefined;
   let backfillDone = false;
   let backfillRunning = false;
   let resolveBackfilled!: () => void;
@@ -137,12 +139,14 @@ export function createIndexer(o: IndexerOptions): Indexer {
       cutoff = storedCutoff;
     }
     tailCursor = decodeCursor(await store.getState(STATE_KEYS.tailCursor));
+    tailStart = (await store.getState(STATE_KEYS.tailStart)) ?? undefined;
     if (!tailCursor) {
       // The tail takes everything newer than the newest finalized signature now; the backfill everything from it back.
       const [newest] = await rpc.getSignaturesForAddress(programId, { limit: 1, commitment: 'finalized', signal: abort.signal });
       if (newest) {
         tailCursor = { signature: newest.signature, slot: newest.slot, blockTime: newest.blockTime };
-        await store.setState({ [STATE_KEYS.tailCursor]: encodeCursor(tailCursor) });
+        tailStart = newest.signature;
+        await store.setState({ [STATE_KEYS.tailCursor]: encodeCursor(tailCursor), [STATE_KEYS.tailStart]: tailStart });
       }
     }
     if (backfillDone) resolveBackfilled();
@@ -157,7 +161,7 @@ export function createIndexer(o: IndexerOptions): Indexer {
       for (let failures = 0; !stopped; ) {
         try {
           const cursor = decodeCursor(await store.getState(STATE_KEYS.backfillCursor));
-          await runBackfill(ctx, { pageSize, cutoff, cursor, blockedDelayMs: 500, onProgress: (p) => progress.update(p) });
+          await runBackfill(ctx, { pageSize, cutoff, cursor, top: tailStart, blockedDelayMs: 500, onProgress: (p) => progress.update(p) });
           backfillDone = true;
           lastSync = clock.now();
           resolveBackfilled();
