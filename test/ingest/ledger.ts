@@ -32,6 +32,8 @@ export interface LedgerOptions {
   mints: MintInfo[];
   /** Slots below the head that are confirmed but not yet finalized (default 0). */
   finalizedDepth?: number;
+  /** Latency added to every HTTP answer, ms (default 0). */
+  delayMs?: number;
 }
 
 export interface Ledger {
@@ -202,6 +204,13 @@ export async function startLedger(o: LedgerOptions): Promise<Ledger> {
   };
 
   const server = http.createServer(async (req, res) => {
+    if (req.method !== 'POST') {
+      // Not a price service: Hermes/Jupiter lookups pointed here get a 404 (no price).
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end('{"error":"not found"}');
+      return;
+    }
+    if (o.delayMs) await new Promise((r) => setTimeout(r, o.delayMs));
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));

@@ -65,6 +65,19 @@ describe('Hermes source', () => {
     expect(e).toBeInstanceOf(AppError);
     expect((e as AppError).retryable).toBe(true);
   });
+
+  it('retries a transient failure, but not a 404', async () => {
+    let n = 0;
+    let failWith = 503;
+    const s = await priceServer({ hermesPrice: hermesHistory, hermesStatus: () => (n++ === 0 ? failWith : undefined) });
+    const src = createHermesSource({ common: createCommon(), url: s.hermesUrl, feeds: KNOWN_PYTH_FEEDS, retryDelayMs: 5 });
+    expect((await src.priceAt([SOL], HOUR)).get(SOL)?.source).toBe('pyth');
+    expect(s.hermesRequests).toHaveLength(2);
+    n = 0;
+    failWith = 404;
+    expect((await src.priceAt([SOL], HOUR)).size).toBe(0);
+    expect(s.hermesRequests).toHaveLength(3);
+  });
 });
 
 describe('Jupiter source', () => {

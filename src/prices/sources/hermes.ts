@@ -12,6 +12,9 @@ export interface HermesSourceOptions {
   /** mint → Pyth feed id (hex, with or without 0x). */
   feeds: Readonly<Record<string, string>>;
   timeoutMs?: number;
+  /** Retries of a failed request (not of a 404), default 2, with full-jitter backoff from `retryDelayMs` (default 250). */
+  retries?: number;
+  retryDelayMs?: number;
 }
 
 const HOUR_S = 3600;
@@ -23,11 +26,14 @@ const HOUR_S = 3600;
  * price to another. Value = price × 10^expo (USD per whole token).
  */
 export function createHermesSource(o: HermesSourceOptions): PriceSource {
+  // Retries are ours: the client's own would also retry a definitive 404 (no data at that time).
   const client = new HermesClient(o.url, {
     timeout: o.timeoutMs ?? 15_000,
-    httpRetries: 3,
+    httpRetries: 0,
     ...(o.apiKey ? { headers: { Authorization: `Bearer ${o.apiKey}` } } : {}),
   });
+  const retries = o.retries ?? 2;
+  const retryDelayMs = o.retryDelayMs ?? 250;
   const feedOf = new Map(Object.entries(o.feeds).map(([mint, id]) => [mint, normalizeFeedId(id)]));
 
   return {
@@ -40,13 +46,17 @@ export function createHermesSource(o: HermesSourceOptions): PriceSource {
       const hourS = Math.floor(hourMs / 1000);
       const ids = [...new Set(wanted.map((m) => feedOf.get(m)!))];
       let update;
-      try {
-        update = await client.getPriceUpdatesAtTimestamp(hourS, ids, { parsed: true });
-      } catch (e) {
-        const msg = e instanceof Error ? e.message : String(e);
-        // 404: Hermes has no update at that time for these ids (before its archive) — definitive.
-        if (/status: 404/.test(msg)) return out;
-        throw new AppError('PRICE_SOURCE_UNAVAILABLE', `pyth hermes: ${msg.slice(0, 200)}`, { retryable: true, cause: e });
+      for (let attempt = 0; ; attempt++) {
+        try {
+          update = await client.getPriceUpdatesAtTimestamp(hourS, ids, { parsed: true });
+          break;
+        } catch (e) {
+          const msg = e instanceof Error ? e.message : String(e);
+          // 404: Hermes has no update at that time for these ids (before its archive) — definitive.
+          if (/status: 404/.test(msg)) return out;
+          if (attempt >= retries) throw new AppError('PRICE_SOURCE_UNAVAILABLE', `pyth hermes: ${msg.slice(0, 200)}`, { retryable: true, cause: e });
+          await new Promise((r) => setTimeout(r, Math.random() * retryDelayMs * 2 ** attempt));
+        }
       }
       const byId = new Map<string, PriceQuote>();
       for (const p of update.parsed ?? []) {

@@ -1,0 +1,18 @@
+// The indexer as a separate process, wired exactly as `serve`/`index` wire it (startIndexing from
+// the environment's configuration), for the crash-safety test: it is SIGKILLed at random points
+// and restarted. Prints "DONE" once the backfill and one tail pass completed.
+import { loadConfig } from '../../src/config/index.js';
+import { createCommon, createLogger } from '../../src/core/index.js';
+import { startIndexing } from '../../src/ingest/index.js';
+import { createStore } from '../../src/store/index.js';
+
+const config = loadConfig(process.env);
+const common = createCommon({ logger: createLogger({ level: process.env.CHILD_LOG_LEVEL ?? 'info' }) });
+const store = await createStore({ common, config: config.store });
+const { indexer } = await startIndexing({ common, config, store, indexer: { pageSize: Number(process.env.PAGE_SIZE ?? 1000), progress: 'log' } });
+process.stdout.write('STARTED\n');
+await indexer.backfilled();
+await indexer.syncNow();
+process.stdout.write('DONE\n');
+await common.shutdown.close();
+process.exit(0);
