@@ -6,7 +6,7 @@ import { DEFAULT_AUTH_FAILURE_LIMITS, registerAuth } from './plugins/auth.js';
 import { frameworkErrorHandler, registerErrorHandling } from './plugins/errors.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
-import { registerRepeatedParamGuard } from './plugins/validation.js';
+import { registerQueryGuards } from './plugins/validation.js';
 import { formatValidationError } from './params.js';
 import { registerChartRoutes } from './routes/charts.js';
 import { registerEventRoutes } from './routes/events.js';
@@ -84,7 +84,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(async (api) => {
     registerAuth(api, { keys, limiter, metrics, failureLimits: options.authFailureLimits ?? DEFAULT_AUTH_FAILURE_LIMITS });
     registerRateLimit(api, { limiter, metrics });
-    registerRepeatedParamGuard(api);
+    registerQueryGuards(api);
     registerStatusRoutes(api, routeDeps);
     registerPlayerRoutes(api, routeDeps);
     registerEventRoutes(api, routeDeps);
