@@ -1,6 +1,117 @@
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
+import { createShutdown } from '../../core/index.js';
+import { parseFaults, startSimulator, type Simulator } from '../../simulator/index.js';
 
-/** Placeholder until its issue lands. */
+/**
+ * `gamba-analytics simulate`: the local Solana chain simulator of the Gamba program (issue 3,
+ * docs/simulator.md). Prints its URLs, optionally exports the ground truth as NDJSON (at start
+ * and again on shutdown, so live games are included), stops on SIGINT/SIGTERM.
+ */
+interface SimulateFlags {
+  port: number;
+  host: string;
+  seed: number;
+  days: number;
+  playsPerDay: number;
+  liveRate: number;
+  faults?: string;
+  startTime?: number;
+  exportEvents?: string;
+  exportOnly?: boolean;
+}
+
+function intArg(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
+  return (raw: string): number => {
+    if (!/^-?\d+$/.test(raw)) throw new InvalidArgumentError(`${name} must be an integer`);
+    const n = Number(raw);
+    if (n < min || n > max) throw new InvalidArgumentError(`${name} must be between ${min} and ${max}`);
+    return n;
+  };
+}
+
+function numArg(name: string, min: number) {
+  return (raw: string): number => {
+    const n = Number(raw);
+    if (raw.trim() === '' || !Number.isFinite(n) || n < min) throw new InvalidArgumentError(`${name} must be a number ≥ ${min}`);
+    return n;
+  };
+}
+
+function faultsArg(raw: string): string {
+  try {
+    parseFaults(raw);
+  } catch (err) {
+    throw new InvalidArgumentError((err as Error).message);
+  }
+  return raw;
+}
+
+function timeArg(raw: string): number {
+  const n = /^\d+$/.test(raw) ? Number(raw) : Date.parse(raw);
+  if (!Number.isFinite(n)) throw new InvalidArgumentError('--start-time must be Unix milliseconds or an ISO 8601 date-time');
+  return n;
+}
+
 export function registerSimulate(program: Command): void {
-  void program;
+  program
+    .command('simulate')
+    .description('run the local Solana JSON-RPC simulator of the Gamba v2 program (RPC, WebSocket, Hermes/Jupiter price endpoints)')
+    .option('--port <port>', 'listen port', intArg('--port', 0, 65535), 8899)
+    .option('--host <host>', 'listen address', '127.0.0.1')
+    .option('--seed <n>', 'seed of the simulated history', intArg('--seed', 0, 2 ** 31 - 1), 1)
+    .option('--days <n>', 'days of history ending now', numArg('--days', 0), 365)
+    .option('--plays-per-day <n>', 'average settled games per day in the history', numArg('--plays-per-day', 0), 3000)
+    .option('--live-rate <n>', 'new games per second after start (0 = none)', numArg('--live-rate', 0), 2)
+    .option('--faults <spec>', 'fault injection, e.g. "429=0.05,503=0.02,slow=0.1@800,null-tx=5,truncate=0.01"', faultsArg)
+    .option('--start-time <time>', 'the simulation\'s "now" (Unix ms or ISO 8601); same seed + start time = same chain', timeArg)
+    .option('--export-events <file>', 'write the ground truth as NDJSON at start and again on shutdown')
+    .option('--export-only', 'with --export-events: write the file and exit without serving')
+    .action(async (flags: SimulateFlags) => {
+      await runSimulate(flags);
+    });
+}
+
+async function runSimulate(flags: SimulateFlags): Promise<void> {
+  if (flags.exportOnly && !flags.exportEvents) throw new InvalidArgumentError('--export-only needs --export-events FILE');
+  const sim: Simulator = await startSimulator({
+    seed: flags.seed,
+    days: flags.days,
+    playsPerDay: flags.playsPerDay,
+    liveRate: flags.liveRate,
+    faults: flags.faults,
+    host: flags.host,
+    port: flags.exportOnly ? 0 : flags.port,
+    startTimeMs: flags.startTime,
+  });
+  const exportNow = async () => {
+    if (!flags.exportEvents) return;
+    const n = await sim.exportEvents(flags.exportEvents);
+    process.stdout.write(`exported ${n} events to ${flags.exportEvents}\n`);
+  };
+  if (flags.exportOnly) {
+    await exportNow();
+    await sim.stop();
+    return;
+  }
+  process.stdout.write(
+    [
+      `Gamba chain simulator: seed ${flags.seed}, ${flags.days} days × ${flags.playsPerDay} plays/day, live ${flags.liveRate} games/s${flags.faults ? `, faults ${flags.faults}` : ''}`,
+      `  JSON-RPC   ${sim.rpcUrl}`,
+      `  WebSocket  ${sim.wsUrl}`,
+      `  Hermes     ${sim.hermesUrl}`,
+      `  Jupiter    ${sim.jupiterUrl}`,
+      `  program    ${sim.programId}`,
+      '',
+    ].join('\n'),
+  );
+  await exportNow();
+
+  const shutdown = createShutdown((name, err) => process.stderr.write(`shutdown step ${name} failed: ${String(err)}\n`));
+  shutdown.register('simulator', () => sim.stop());
+  shutdown.register('export', exportNow);
+  await new Promise<void>((resolve) => {
+    const stop = () => void shutdown.close().then(resolve);
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
 }

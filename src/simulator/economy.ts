@@ -1,0 +1,220 @@
+import { addressBytes, gambaPda, hashedAddress, SEEDS, SYSTEM_PROGRAM } from './addresses.js';
+import { GAME_KINDS, type GameKind } from './games.js';
+import type { PriceBook } from './prices.js';
+import { hash32, pickWeighted, Rng, unit, Zipf } from './rng.js';
+import { BONK, TOKENS, type TokenDef } from './tokens.js';
+
+/**
+ * The simulated economy's cast and rules, all derived from the seed: platforms (creators),
+ * pools, players, LPs, the RNG key, and the protocol's fee parameters.
+ */
+
+/** Gamba state's fee (gambaState.gambaFeeBps) and default pool fee, in bps of the wager. */
+export const GAMBA_FEE_BPS = 100;
+export const DEFAULT_POOL_FEE_BPS = 100;
+/** Jackpot win probability in µbps (10^-10 units): 10,000,000 = 0.1 % per game with a jackpot fee. */
+export const JACKPOT_PROBABILITY_UBPS = 10_000_000n;
+export const UBPS_SCALE = 10_000_000_000n;
+/** A pool pays at most this share of its starting USD liquidity in one game (max payout, sizes wagers). */
+const MAX_PAYOUT_SHARE = 0.005;
+/** The BONK whale's wager (smallest units) and count: 7 × 1.5·10^18 > 2^63 (DESIGN §3: sums beyond i64). */
+export const BONK_WHALE_WAGER = 1_500_000_000_000_000_000n;
+export const BONK_WHALE_GAMES = 7;
+export const WHALE_COUNT = 5;
+const PLATFORM_COUNT = 24;
+export const LPS_PER_POOL = 8;
+
+export interface PoolDef {
+  index: number;
+  token: TokenDef;
+  address: string;
+  /** Pool authority: the System program for public pools (gamba-v2.md §4), a wallet for private ones. */
+  authority: string;
+  lpMint: string;
+  underlyingAta: string;
+  bonusAta: string;
+  jackpotAta: string;
+  bonusMint: string;
+  /** Segment whose first slots hold the pool_initialize transaction and the initial deposit. */
+  createdSegment: number;
+  initialLiquidity: bigint;
+  initialJackpot: bigint;
+  customPoolFeeBps: number | null;
+  customGambaFeeBps: number | null;
+  poolFeeBps: number;
+  gambaFeeBps: number;
+  maxPayoutUsd: number;
+  /** Share among the pools of its token. */
+  weight: number;
+}
+
+export interface PlatformDef {
+  index: number;
+  /** The creator address (GameSettled.creator). */
+  address: string;
+  creatorFeeBps: number;
+  jackpotFeeBps: number;
+  games: GameKind[];
+  /** Weight of each token (index = TokenDef.index); 0 = not offered. */
+  tokenWeights: number[];
+  startSegment: number;
+  /** First segment where it no longer plays (Infinity = never stops). */
+  endSegment: number;
+}
+
+export interface Economy {
+  seed: number;
+  gambaState: string;
+  rng: string;
+  rngLookupTable: string;
+  eventAuthority: string;
+  distributionRecipient: string;
+  pools: PoolDef[];
+  platforms: PlatformDef[];
+  playerCount: number;
+  platformZipf: Zipf;
+  playerZipf: Zipf;
+  playerAddress(i: number): string;
+  playerPda(i: number): string;
+  gamePda(i: number): string;
+  escrow(i: number): string;
+  lpAddress(pool: number, k: number): string;
+  /** Associated token account of `owner` for `mint` (hashed, see addresses.ts). */
+  ata(owner: string, mint: string): string;
+  homePlatform(player: number): number;
+  favoriteToken(player: number): number;
+  /** Pools open for games in segment `seg`, by token. */
+  poolsFor(token: number, seg: number): PoolDef[];
+  platformActive(p: PlatformDef, seg: number): boolean;
+}
+
+export interface EconomyOptions {
+  seed: number;
+  historySegments: number;
+  playsPerDay: number;
+  liveRate: number;
+  startTimeMs: number;
+  historyStartMs: number;
+  prices: PriceBook;
+}
+
+function tokenUnits(usd: number, token: TokenDef, price: number): bigint {
+  return BigInt(Math.round((usd / price) * 10 ** token.decimals));
+}
+
+export async function createEconomy(o: EconomyOptions): Promise<Economy> {
+  const { seed } = o;
+  const H = o.historySegments;
+  const r = new Rng(seed, 'economy');
+
+  const platforms: PlatformDef[] = [];
+  for (let i = 0; i < PLATFORM_COUNT; i++) {
+    const fees = [0, 50, 100, 100, 150, 200, 250, 300, 400, 500];
+    const games = GAME_KINDS.filter((g) => g === 'flip' || r.chance(0.55));
+    const tokenWeights = TOKENS.map((t) => (t.index === 0 || r.chance(0.7) ? t.weight * (0.3 + 1.4 * r.next()) : 0));
+    let startSegment = 0;
+    let endSegment = Infinity;
+    // The two biggest platforms run all along; others start late or stop (issue 3).
+    if (i >= 2 && H >= 24) {
+      if (r.chance(0.25)) startSegment = Math.floor(H * (0.1 + 0.6 * r.next()));
+      if (r.chance(0.15)) endSegment = Math.max(startSegment + 1, Math.floor(H * (0.4 + 0.55 * r.next())));
+    }
+    platforms.push({
+      index: i,
+      address: hashedAddress(seed, 'creator', i),
+      creatorFeeBps: fees[r.int(fees.length)]!,
+      jackpotFeeBps: r.chance(0.6) ? 10 : 0,
+      games,
+      tokenWeights,
+      startSegment,
+      endSegment,
+    });
+  }
+
+  const gambaState = await gambaPda(SEEDS.gambaState);
+  const eventAuthority = await gambaPda(SEEDS.eventAuthority);
+  const privateAuthority = hashedAddress(seed, 'house-pool-authority');
+
+  const specs: { token: TokenDef; usd: number; priv: boolean; weight: number; created: number; custom?: [number, number] }[] = [
+    { token: TOKENS[0]!, usd: 3_000_000, priv: false, weight: 0.75, created: 0 },
+    { token: TOKENS[0]!, usd: 500_000, priv: true, weight: 0.25, created: 0, custom: [150, 50] },
+    { token: TOKENS[1]!, usd: 2_000_000, priv: false, weight: 1, created: 0 },
+    { token: TOKENS[2]!, usd: 600_000, priv: false, weight: 1, created: 0 },
+    { token: BONK, usd: 0, priv: false, weight: 1, created: 0 },
+    { token: TOKENS[4]!, usd: 400_000, priv: false, weight: 1, created: 0 },
+    { token: TOKENS[5]!, usd: 250_000, priv: false, weight: 1, created: Math.floor(H * 0.35) },
+  ];
+  const pools: PoolDef[] = [];
+  for (const [index, s] of specs.entries()) {
+    const authority = s.priv ? privateAuthority : SYSTEM_PROGRAM;
+    const poolAddr = await gambaPda(SEEDS.pool, addressBytes(s.token.mint), addressBytes(authority));
+    const createdMs = o.historyStartMs + s.created * 3_600_000;
+    const price = o.prices.usdAtMs(s.token, createdMs);
+    // BONK's pool is sized in units: it must absorb 1.5·10^18-unit whale wagers (u64 headroom kept).
+    const initialLiquidity = s.token === BONK ? 2_000_000_000_000_000_000n : tokenUnits(s.usd, s.token, price);
+    const usdValue = s.token === BONK ? (Number(initialLiquidity) / 10 ** BONK.decimals) * price : s.usd;
+    const poolFeeBps = s.custom?.[0] ?? DEFAULT_POOL_FEE_BPS;
+    const gambaFeeBps = s.custom?.[1] ?? GAMBA_FEE_BPS;
+    pools.push({
+      index,
+      token: s.token,
+      address: poolAddr,
+      authority,
+      lpMint: await gambaPda(SEEDS.lpMint, addressBytes(poolAddr)),
+      underlyingAta: await gambaPda(SEEDS.poolAta, addressBytes(poolAddr)),
+      bonusAta: await gambaPda(SEEDS.poolBonusAta, addressBytes(poolAddr)),
+      jackpotAta: await gambaPda(SEEDS.poolJackpot, addressBytes(poolAddr)),
+      bonusMint: await gambaPda(SEEDS.bonusMint, addressBytes(poolAddr)),
+      createdSegment: s.created,
+      initialLiquidity,
+      initialJackpot: tokenUnits(2_000, s.token, price),
+      customPoolFeeBps: s.custom?.[0] ?? null,
+      customGambaFeeBps: s.custom?.[1] ?? null,
+      poolFeeBps,
+      gambaFeeBps,
+      maxPayoutUsd: Math.min(usdValue * MAX_PAYOUT_SHARE, 250_000),
+      weight: s.weight,
+    });
+  }
+
+  const playerCount = Math.max(300, Math.min(150_000, Math.round(Math.max(o.playsPerDay, o.liveRate * 1000) * 1.2)));
+  const platformZipf = new Zipf(PLATFORM_COUNT, 1.15);
+  const playerZipf = new Zipf(playerCount - WHALE_COUNT, 1.05);
+  const playerCache = new Map<string, string>();
+  const cached = (key: string, make: () => string) => {
+    let v = playerCache.get(key);
+    if (v === undefined) {
+      if (playerCache.size > 400_000) playerCache.clear();
+      v = make();
+      playerCache.set(key, v);
+    }
+    return v;
+  };
+  const tokenWeightsBase = TOKENS.map((t) => t.weight);
+
+  const economy: Economy = {
+    seed,
+    gambaState,
+    rng: hashedAddress(seed, 'rng-provider'),
+    rngLookupTable: hashedAddress(seed, 'rng-lookup-table'),
+    eventAuthority,
+    distributionRecipient: hashedAddress(seed, 'dao-treasury'),
+    pools,
+    platforms,
+    playerCount,
+    platformZipf,
+    playerZipf,
+    playerAddress: (i) => cached(`w${i}`, () => hashedAddress(seed, 'player', i)),
+    playerPda: (i) => cached(`p${i}`, () => hashedAddress(seed, 'player-pda', i)),
+    gamePda: (i) => cached(`g${i}`, () => hashedAddress(seed, 'game-pda', i)),
+    escrow: (i) => cached(`e${i}`, () => hashedAddress(seed, 'escrow', i)),
+    lpAddress: (pool, k) => cached(`l${pool}:${k}`, () => hashedAddress(seed, 'lp', pool, k)),
+    ata: (owner, mint) => cached(`a${owner}${mint}`, () => hashedAddress(seed, 'ata', owner, mint)),
+    homePlatform: (p) => platformZipf.sample(unit(hash32(seed, 'home', p))),
+    favoriteToken: (p) => pickWeighted(tokenWeightsBase, unit(hash32(seed, 'fav', p))),
+    poolsFor: (token, seg) => pools.filter((p) => p.token.index === token && seg > p.createdSegment),
+    // Live segments (≥ H) see the platforms that had not stopped by the end of the history.
+    platformActive: (p, seg) => seg >= p.startSegment && seg < p.endSegment,
+  };
+  return economy;
+}

@@ -1,0 +1,155 @@
+import type { AddressInfo } from 'node:net';
+import type { Clock } from '../core/index.js';
+import { GAMBA_PROGRAM_ID } from '../protocol/index.js';
+import { createChainClock, type Commitment } from './chain.js';
+import { createEconomy } from './economy.js';
+import { createFaultDice, normalizeFaults, type FaultDice, type FaultSpec } from './faults.js';
+import { exportGroundTruth, iterateGroundTruth, type GroundTruthEvent } from './groundtruth.js';
+import { createLedger } from './ledger.js';
+import { HERMES_PREFIX, JUPITER_PATH } from './price-routes.js';
+import { createPriceBook } from './prices.js';
+import { createRpcHandler } from './rpc.js';
+import { buildSimulatorServer } from './server.js';
+import { createTimeline, slotTimeMs } from './timeline.js';
+import { TOKENS } from './tokens.js';
+import { createChainView } from './view.js';
+import { createLogsPubSub } from './ws.js';
+
+/**
+ * The local Solana chain simulator of the Gamba v2 program (issue 3, DESIGN §8): a JSON-RPC
+ * node (HTTP + WebSocket on one port), Pyth-Hermes- and Jupiter-compatible price endpoints, and
+ * the ground truth of every event. See docs/simulator.md.
+ */
+export interface SimulatorOptions {
+  /** Seed of everything the chain shows (default 1). Same seed + start time ⇒ byte-identical answers. */
+  seed?: number;
+  /** History length in days, ending at the start time (default 365). */
+  days?: number;
+  /** Average settled games per day in the history (default 3000). */
+  playsPerDay?: number;
+  /** New games per second after the start (default 2; 0 = no live games). */
+  liveRate?: number;
+  /** Fault injection, string form or object (docs/simulator.md "Faults"). */
+  faults?: string | FaultSpec;
+  /** Listen host (default 127.0.0.1). */
+  host?: string;
+  /** Listen port (default 0 = ephemeral). */
+  port?: number;
+  /** "Now" of the simulation, Unix ms (default Date.now()). */
+  startTimeMs?: number;
+  /**
+   * Additive: the simulation's clock (Unix ms). Default: `startTimeMs` then the wall clock.
+   * Tests pass a ManualClock to move the head without sleeping.
+   */
+  clock?: Clock;
+}
+
+export interface SimulatedMint {
+  mint: string;
+  symbol: string;
+  decimals: number;
+  /** Pyth feed id (hex, no 0x) or null when only the Jupiter endpoint prices the token. */
+  pythFeedId: string | null;
+}
+
+export interface Simulator {
+  /** http://HOST:PORT — JSON-RPC POST. */
+  rpcUrl: string;
+  /** ws://HOST:PORT — PubSub (logsSubscribe). */
+  wsUrl: string;
+  /** Base URL of the Hermes-compatible API (…/v2/updates/price/…). */
+  hermesUrl: string;
+  /** Full URL of the Jupiter price v3-compatible endpoint (GET ?ids=…). */
+  jupiterUrl: string;
+  mints: SimulatedMint[];
+  programId: string;
+  /** First slot and start slot of the simulation (history = [historyStartSlot, startSlot)). */
+  historyStartSlot: number;
+  startSlot: number;
+  /** Current slot at a commitment (processed head, confirmed = head − 1, finalized = head − 32). */
+  slot(commitment?: Commitment): number;
+  /**
+   * Ground truth: every decoded event up to now (history + live so far, up to the confirmed
+   * slot when called, or `maxSlot`), oldest first. u64 fields are BigInt.
+   */
+  groundTruth(opts?: { maxSlot?: number }): AsyncIterable<GroundTruthEvent>;
+  /** Writes the ground truth as NDJSON (u64 as decimal strings); returns the number of events. */
+  exportEvents(file: string, opts?: { maxSlot?: number }): Promise<number>;
+  /** Replaces the active faults (null = none). */
+  setFaults(spec: string | FaultSpec | null): void;
+  stop(): Promise<void>;
+}
+
+export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
+  const seed = opts.seed ?? 1;
+  const days = opts.days ?? 365;
+  const playsPerDay = opts.playsPerDay ?? 3000;
+  const liveRate = opts.liveRate ?? 2;
+  const startTimeMs = opts.startTimeMs ?? Date.now();
+  if (!Number.isInteger(seed)) throw new RangeError('seed must be an integer');
+  if (!(days >= 0)) throw new RangeError('days must be ≥ 0');
+  if (!(playsPerDay >= 0)) throw new RangeError('playsPerDay must be ≥ 0');
+  if (!(liveRate >= 0)) throw new RangeError('liveRate must be ≥ 0');
+
+  let dice: FaultDice = createFaultDice(seed, normalizeFaults(opts.faults));
+  const timeline = createTimeline(startTimeMs, days);
+  const prices = createPriceBook(seed);
+  const economy = await createEconomy({
+    seed,
+    historySegments: timeline.historySegments,
+    playsPerDay,
+    liveRate,
+    startTimeMs,
+    historyStartMs: slotTimeMs(timeline.historyStartSlot),
+    prices,
+  });
+  const ledger = createLedger({ seed, playsPerDay, liveRate, timeline, economy, prices });
+  const clock = createChainClock(startTimeMs, opts.clock);
+  const view = createChainView({ seed, ledger, clock, faults: () => dice });
+  const rpc = createRpcHandler(view);
+  const pubsub = createLogsPubSub(view);
+  const app = buildSimulatorServer({ rpc, pubsub, prices, clock, faults: () => dice });
+
+  // Compute the history's pool snapshots before answering (a few seconds per million games);
+  // the server would otherwise do it on the first getTransaction of the newest segment.
+  await ledger.stateBefore(Math.max(0, timeline.historySegments));
+
+  const host = opts.host ?? '127.0.0.1';
+  await app.listen({ host, port: opts.port ?? 0 });
+  const { port } = app.server.address() as AddressInfo;
+  const hostPart = host.includes(':') ? `[${host}]` : host;
+  const base = `http://${hostPart}:${port}`;
+  let stopped: Promise<void> | null = null;
+
+  return {
+    rpcUrl: base,
+    wsUrl: `ws://${hostPart}:${port}`,
+    hermesUrl: `${base}${HERMES_PREFIX}`,
+    jupiterUrl: `${base}${JUPITER_PATH}`,
+    mints: TOKENS.map((t) => ({ mint: t.mint, symbol: t.symbol, decimals: t.decimals, pythFeedId: t.pythFeedId })),
+    programId: GAMBA_PROGRAM_ID,
+    historyStartSlot: timeline.historyStartSlot,
+    startSlot: timeline.startSlot,
+    slot: (commitment = 'confirmed') => clock.slot(commitment),
+    groundTruth(o = {}) {
+      return iterateGroundTruth(view, o.maxSlot ?? clock.slot('confirmed'));
+    },
+    exportEvents(file, o = {}) {
+      return exportGroundTruth(view, file, o.maxSlot ?? clock.slot('confirmed'));
+    },
+    setFaults(spec) {
+      dice = createFaultDice(seed, normalizeFaults(spec));
+    },
+    stop() {
+      stopped ??= (async () => {
+        await pubsub.close();
+        await app.close();
+      })();
+      return stopped;
+    },
+  };
+}
+
+export { parseGroundTruthLine, groundTruthLine, type GroundTruthEvent } from './groundtruth.js';
+export { parseFaults, type FaultSpec } from './faults.js';
+export type { Commitment } from './chain.js';

@@ -1,0 +1,318 @@
+import { createHmac } from 'node:crypto';
+import type { GambaEvent, GameSettled, PoolChange, PoolCreated } from '../protocol/index.js';
+import { fromBase58 } from './addresses.js';
+import { JACKPOT_PROBABILITY_UBPS, type Economy, type PoolDef } from './economy.js';
+import type { PriceBook } from './prices.js';
+import { createSkeletonGenerator, locationMasks, readU32, type GameSkel, type SegmentSkel, type TxSkel } from './skeleton.js';
+import type { Timeline } from './timeline.js';
+
+/**
+ * The stateful layer: a sequential pass over the segments, oldest first, carries each pool's
+ * liquidity, LP supply and jackpot, and the nonce counter, and keeps one small snapshot per
+ * segment. Any segment is then rebuilt exactly from its snapshot (skeleton + state → events),
+ * so memory holds snapshots and a few cached segments, never the whole history.
+ */
+export interface PoolState {
+  liquidity: bigint;
+  lpSupply: bigint;
+  jackpot: bigint;
+}
+
+export interface ChainState {
+  pools: PoolState[];
+  /** Games generated before this point (the next game's nonce). */
+  nonce: bigint;
+}
+
+export interface GameOutcome {
+  game: GameSkel;
+  event: GameSettled;
+  /** Total fees paid on top of the wager (creator + gamba + pool + jackpot). */
+  fees: bigint;
+  liquidityBefore: bigint;
+  jackpotBefore: bigint;
+}
+
+export interface PoolOpOutcome {
+  action: 'deposit' | 'withdraw';
+  /** Underlying moved (PoolChange.amount, see docs/simulator.md). */
+  amount: bigint;
+  /** LP tokens minted or burned. */
+  lp: bigint;
+  event: PoolChange;
+  liquidityBefore: bigint;
+  lpBefore: bigint;
+}
+
+export interface RealTx {
+  skel: TxSkel;
+  /** Position in the segment (block order). */
+  pos: number;
+  /** Settle transactions only: one outcome per rng_settle instruction. */
+  games: GameOutcome[];
+  poolOp: PoolOpOutcome | null;
+  created: PoolCreated | null;
+  /** The events of the transaction as a decoder must find them; empty when it failed. */
+  events: GambaEvent[];
+}
+
+export interface RealSegment {
+  skel: SegmentSkel;
+  txs: RealTx[];
+}
+
+export interface Ledger {
+  timeline: Timeline;
+  economy: Economy;
+  prices: PriceBook;
+  skeleton(index: number): SegmentSkel;
+  /** Rebuilds segment `index` with its events (computing earlier snapshots first when needed). */
+  realize(index: number): Promise<RealSegment>;
+  /** State at the start of segment `index`. */
+  stateBefore(index: number): Promise<ChainState>;
+  /** Finds a transaction by base58 signature among segments ≤ maxSegment; null when unknown. */
+  locate(signature: string, maxSegment: number): { seg: SegmentSkel; tx: TxSkel } | null;
+  /** Highest segment whose start state is known (snapshots computed so far). */
+  readonly snapshotsThrough: number;
+}
+
+export interface LedgerOptions {
+  seed: number;
+  playsPerDay: number;
+  liveRate: number;
+  timeline: Timeline;
+  economy: Economy;
+  prices: PriceBook;
+}
+
+/** HMAC-SHA256(key = rngSeed, msg = `${clientSeed}-${nonce}`): first 5 hex chars as an int (gamba-v2.md §4). */
+export function resultNumber(rngSeed: string, clientSeed: string, nonce: bigint): number {
+  const hex = createHmac('sha256', rngSeed).update(`${clientSeed}-${nonce}`).digest('hex');
+  return parseInt(hex.slice(0, 5), 16);
+}
+
+/** Fee amounts of a game: floor(wager × bps / 10000) each (fees on top of the wager, gamba-v2.md §4). */
+export function gameFees(g: GameSkel): { creatorFee: bigint; gambaFee: bigint; poolFee: bigint; jackpotFee: bigint; total: bigint } {
+  const bps = (b: number) => (g.wager * BigInt(b)) / 10_000n;
+  const creatorFee = bps(g.platform.creatorFeeBps);
+  const gambaFee = bps(g.pool.gambaFeeBps);
+  const poolFee = bps(g.pool.poolFeeBps);
+  const jackpotFee = bps(g.platform.jackpotFeeBps);
+  return { creatorFee, gambaFee, poolFee, jackpotFee, total: creatorFee + gambaFee + poolFee + jackpotFee };
+}
+
+const U64_MAX = (1n << 64n) - 1n;
+
+function checkU64(v: bigint, what: string): bigint {
+  if (v < 0n || v > U64_MAX) throw new RangeError(`simulator invariant broken: ${what} = ${v} is outside u64`);
+  return v;
+}
+
+function cloneState(s: ChainState): ChainState {
+  return { pools: s.pools.map((p) => ({ ...p })), nonce: s.nonce };
+}
+
+/** LRU by insertion order of a Map. */
+function lruGet<K, V>(m: Map<K, V>, k: K): V | undefined {
+  const v = m.get(k);
+  if (v !== undefined) {
+    m.delete(k);
+    m.set(k, v);
+  }
+  return v;
+}
+
+function lruSet<K, V>(m: Map<K, V>, k: K, v: V, cap: number): void {
+  m.set(k, v);
+  if (m.size > cap) m.delete(m.keys().next().value as K);
+}
+
+export function createLedger(o: LedgerOptions): Ledger {
+  const eco = o.economy;
+  const generate = createSkeletonGenerator(o);
+  const skeletons = new Map<number, SegmentSkel>();
+  const realized = new Map<number, RealSegment>();
+  const snapshots: ChainState[] = [{ pools: eco.pools.map(() => ({ liquidity: 0n, lpSupply: 0n, jackpot: 0n })), nonce: 0n }];
+
+  function skeleton(index: number): SegmentSkel {
+    let s = lruGet(skeletons, index);
+    if (!s) {
+      s = generate(index);
+      lruSet(skeletons, index, s, 256);
+    }
+    return s;
+  }
+
+  function settle(g: GameSkel, nonce: bigint, st: PoolState, commit: boolean): GameOutcome {
+    const fees = gameFees(g);
+    const bet = g.variant.bet;
+    const resultIndex = resultNumber(g.rngSeed, g.clientSeed, nonce) % bet.length;
+    const multiplierBps = bet[resultIndex]!;
+    const payout = (g.wager * BigInt(multiplierBps)) / 10_000n;
+    const liquidityBefore = st.liquidity;
+    const jackpotBefore = st.jackpot;
+    // The escrowed wager and the pool fee enter the pool; the payout leaves it (DESIGN §3 names).
+    const liquidity = checkU64(st.liquidity + g.wager + fees.poolFee - payout, 'pool liquidity');
+    const jackpotOn = g.platform.jackpotFeeBps > 0;
+    let jackpot = st.jackpot + fees.jackpotFee;
+    const won = jackpotOn && g.jackpotResult < JACKPOT_PROBABILITY_UBPS ? jackpot : 0n;
+    jackpot -= won;
+    if (commit) {
+      st.liquidity = liquidity;
+      st.jackpot = jackpot;
+    }
+    const event: GameSettled = {
+      user: eco.playerAddress(g.player),
+      pool: g.pool.address,
+      tokenMint: g.pool.token.mint,
+      creator: g.platform.address,
+      creatorFee: fees.creatorFee,
+      gambaFee: fees.gambaFee,
+      poolFee: fees.poolFee,
+      jackpotFee: fees.jackpotFee,
+      underlyingUsed: g.wager,
+      bonusUsed: 0n,
+      wager: g.wager,
+      payout,
+      multiplierBps,
+      payoutFromBonusPool: 0n,
+      payoutFromNormalPool: payout,
+      jackpotProbabilityUbps: jackpotOn ? JACKPOT_PROBABILITY_UBPS : 0n,
+      jackpotResult: g.jackpotResult,
+      nonce,
+      clientSeed: g.clientSeed,
+      resultIndex: BigInt(resultIndex),
+      bet: [...bet],
+      jackpotPayoutToUser: won,
+      poolLiquidity: liquidity,
+      rngSeed: g.rngSeed,
+      nextRngSeedHashed: g.nextRngSeedHashed,
+      metadata: g.metadata,
+    };
+    return { game: g, event, fees: fees.total, liquidityBefore, jackpotBefore };
+  }
+
+  function poolOp(tx: TxSkel, pool: PoolDef, st: PoolState, commit: boolean): PoolOpOutcome {
+    const L = st.liquidity;
+    const LP = st.lpSupply;
+    let action: 'deposit' | 'withdraw';
+    let amount: bigint;
+    let lp: bigint;
+    if (tx.initial) {
+      action = 'deposit';
+      amount = pool.initialLiquidity;
+    } else {
+      // Mean-reverting LPs: below the starting liquidity deposits dominate, above it withdrawals.
+      const ratio = Number(L) / Number(pool.initialLiquidity);
+      const pDeposit = Math.min(0.9, Math.max(0.1, 0.5 + 0.9 * (1 - ratio)));
+      action = tx.u1 < pDeposit || LP === 0n ? 'deposit' : 'withdraw';
+      amount = 0n;
+    }
+    // Size: 0.2 %–3 % of the pool (log-uniform), in underlying for deposits, in LP for withdrawals.
+    const fracPpm = BigInt(Math.round(2_000 * Math.pow(15, tx.u2)));
+    if (action === 'deposit') {
+      if (!tx.initial) amount = (L * fracPpm) / 1_000_000n || 1n;
+      lp = LP === 0n || L === 0n ? amount : (amount * LP) / L;
+    } else {
+      lp = (LP * fracPpm) / 1_000_000n;
+      if (lp === 0n) lp = 1n;
+      amount = (lp * L) / LP;
+    }
+    const liquidity = checkU64(action === 'deposit' ? L + amount : L - amount, 'pool liquidity');
+    const lpSupply = checkU64(action === 'deposit' ? LP + lp : LP - lp, 'LP supply');
+    if (commit) {
+      st.liquidity = liquidity;
+      st.lpSupply = lpSupply;
+    }
+    const user = eco.lpAddress(pool.index, tx.actor);
+    return {
+      action,
+      amount,
+      lp,
+      liquidityBefore: L,
+      lpBefore: LP,
+      event: { user, pool: pool.address, tokenMint: pool.token.mint, action, amount, postLiquidity: liquidity, lpSupply },
+    };
+  }
+
+  /** Applies one segment to a copy of `start`; returns the realized transactions and the end state. */
+  function apply(skel: SegmentSkel, start: ChainState): { seg: RealSegment; end: ChainState } {
+    const st = cloneState(start);
+    const txs: RealTx[] = [];
+    for (let pos = 0; pos < skel.txs.length; pos++) {
+      const tx = skel.txs[pos]!;
+      const ok = tx.fail === null;
+      const real: RealTx = { skel: tx, pos, games: [], poolOp: null, created: null, events: [] };
+      if (tx.kind === 'settle') {
+        for (const g of tx.games) {
+          const out = settle(g, start.nonce + BigInt(g.seq), st.pools[g.pool.index]!, ok);
+          real.games.push(out);
+          if (ok) real.events.push({ name: 'GameSettled', data: out.event });
+        }
+      } else if (tx.kind === 'poolOp') {
+        const pool = tx.pool!;
+        real.poolOp = poolOp(tx, pool, st.pools[pool.index]!, ok);
+        if (ok) real.events.push({ name: 'PoolChange', data: real.poolOp.event });
+      } else if (tx.kind === 'poolInit') {
+        const pool = tx.pool!;
+        real.created = { user: eco.lpAddress(pool.index, 0), authority: pool.authority, pool: pool.address, tokenMint: pool.token.mint };
+        if (ok) {
+          st.pools[pool.index]!.jackpot = pool.initialJackpot;
+          real.events.push({ name: 'PoolCreated', data: real.created });
+        }
+      }
+      txs.push(real);
+    }
+    st.nonce = start.nonce + BigInt(skel.gameCount);
+    return { seg: { skel, txs }, end: st };
+  }
+
+  let yieldCounter = 0;
+  async function ensureSnapshot(index: number): Promise<void> {
+    while (snapshots.length <= index) {
+      const k = snapshots.length - 1;
+      const { seg, end } = apply(skeleton(k), snapshots[k]!);
+      lruSet(realized, k, seg, 48);
+      snapshots.push(end);
+      // Let the server breathe during a long first pass (10M-game histories).
+      if (++yieldCounter % 16 === 0) await new Promise<void>((r) => setImmediate(r));
+    }
+  }
+
+  return {
+    timeline: o.timeline,
+    economy: eco,
+    prices: o.prices,
+    skeleton,
+    async realize(index) {
+      const hit = lruGet(realized, index);
+      if (hit) return hit;
+      await ensureSnapshot(index);
+      const again = lruGet(realized, index);
+      if (again) return again;
+      const { seg } = apply(skeleton(index), snapshots[index]!);
+      lruSet(realized, index, seg, 48);
+      return seg;
+    },
+    async stateBefore(index) {
+      await ensureSnapshot(index);
+      return cloneState(snapshots[index]!);
+    },
+    locate(signature, maxSegment) {
+      const bytes = fromBase58(signature);
+      if (!bytes || bytes.length !== 64) return null;
+      const [m1, m2] = locationMasks(o.seed, bytes);
+      const index = (readU32(bytes, 56) ^ m1) >>> 0;
+      const gen = (readU32(bytes, 60) ^ m2) >>> 0;
+      if (index > maxSegment) return null;
+      const seg = skeleton(index);
+      if (gen >= seg.genToPos.length) return null;
+      const tx = seg.txs[seg.genToPos[gen]!]!;
+      for (let i = 0; i < 64; i++) if (tx.sig[i] !== bytes[i]) return null;
+      return { seg, tx };
+    },
+    get snapshotsThrough() {
+      return snapshots.length - 1;
+    },
+  };
+}

@@ -1,0 +1,332 @@
+import { lpMintOf, renderMint, tokenMints, type AccountEncoding, type MintAccount } from './accounts.js';
+import { fromBase58 } from './addresses.js';
+import { canonicalJson, orderedJson } from './canonical-json.js';
+import { COMMITMENTS, type Commitment } from './chain.js';
+import { blockHeightOf, isSkippedSlot } from './timeline.js';
+import { renderTransaction, type TxEncoding } from './txjson.js';
+import { txError } from './txplan.js';
+import type { ChainView } from './view.js';
+
+/**
+ * JSON-RPC 2.0 methods of a Solana node, as far as an indexer of one program needs them, with
+ * Solana's own error codes and messages (agave rpc-client-api custom_error.rs, rpc.rs;
+ * gamba-v2.md §1–§2).
+ */
+export const API_VERSION = '2.2.16';
+const FEATURE_SET = 3_294_202_862;
+const MAINNET_GENESIS = '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d';
+const MAX_SIGNATURES_LIMIT = 1000;
+const MAX_MULTIPLE_ACCOUNTS = 100;
+
+export class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+export const invalidParams = (msg = 'Invalid params') => new RpcError(-32602, msg);
+
+type Params = unknown[];
+type Config = Record<string, unknown>;
+
+function config(params: Params, at: number): Config {
+  const c = params[at];
+  if (c === undefined || c === null) return {};
+  if (typeof c !== 'object' || Array.isArray(c)) throw invalidParams('Invalid params: invalid type: expected a map');
+  return c as Config;
+}
+
+function commitmentOf(c: Config, minimum?: 'confirmed'): Commitment {
+  const v = c.commitment ?? 'finalized';
+  // Legacy names still accepted by the node.
+  const legacy: Record<string, Commitment> = { recent: 'processed', single: 'confirmed', singleGossip: 'confirmed', root: 'finalized', max: 'finalized' };
+  const name = typeof v === 'string' ? (legacy[v] ?? v) : v;
+  if (!COMMITMENTS.includes(name as Commitment)) throw invalidParams(`Invalid params: unknown variant \`${String(v)}\`, expected one of \`processed\`, \`confirmed\`, \`finalized\``);
+  if (minimum && name === 'processed') throw invalidParams('Method does not support commitment below `confirmed`');
+  return name as Commitment;
+}
+
+function pubkeyParam(v: unknown): string {
+  if (typeof v !== 'string') throw invalidParams('Invalid params: invalid type: expected a string');
+  const bytes = fromBase58(v);
+  if (!bytes) throw invalidParams('Invalid param: Invalid');
+  if (bytes.length !== 32) throw invalidParams('Invalid param: WrongSize');
+  return v;
+}
+
+function signatureParam(v: unknown): string {
+  if (typeof v !== 'string') throw invalidParams('Invalid params: invalid type: expected a string');
+  const bytes = fromBase58(v);
+  if (!bytes) throw invalidParams('Invalid param: Invalid');
+  if (bytes.length !== 64) throw invalidParams('Invalid param: WrongSize');
+  return v;
+}
+
+function u64Param(v: unknown): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw invalidParams('Invalid params: invalid type: expected u64');
+  return v;
+}
+
+export interface RpcHandler {
+  /** Handles one parsed JSON-RPC request object; returns its serialized response, or null for a notification. */
+  handle(request: unknown, opts?: { unhealthy?: boolean }): Promise<string | null>;
+}
+
+export function errorResponse(id: unknown, err: RpcError): string {
+  const error = err.data === undefined ? { code: err.code, message: err.message } : { code: err.code, message: err.message, data: err.data };
+  return orderedJson({ jsonrpc: '2.0', error, id: id ?? null });
+}
+
+export function createRpcHandler(view: ChainView): RpcHandler {
+  const { ledger, clock } = view;
+  const tl = ledger.timeline;
+  const eco = view.economy;
+  const mints = tokenMints(view.seed);
+
+  function contextSlot(c: Config, commitment: Commitment): number {
+    const slot = clock.slot(commitment);
+    if (c.minContextSlot !== undefined) {
+      const min = u64Param(c.minContextSlot);
+      if (min > slot) throw new RpcError(-32016, 'Minimum context slot has not been reached', { contextSlot: slot });
+    }
+    return slot;
+  }
+
+  const context = (slot: number) => ({ apiVersion: API_VERSION, slot });
+
+  /** Pool liquidity / LP supply after every confirmed event up to `slot` (for LP mint supply). */
+  async function lpSupplyAt(pool: number, slot: number): Promise<bigint> {
+    const seg = Math.min(tl.segmentOfSlot(slot), view.headSegment());
+    if (seg < 0) return 0n;
+    const state = await ledger.stateBefore(seg);
+    let lp = state.pools[pool]!.lpSupply;
+    const real = await ledger.realize(seg);
+    for (const t of real.txs) {
+      if (t.skel.slot > slot) break;
+      if (t.poolOp && t.skel.fail === null && t.skel.pool!.index === pool) lp = t.poolOp.event.lpSupply;
+    }
+    return lp;
+  }
+
+  async function mintAccount(address: string, slot: number): Promise<MintAccount | null> {
+    const m = mints.get(address);
+    if (m) return m;
+    const lp = lpMintOf(eco, address);
+    if (!lp) return null;
+    const pool = eco.pools[lp.pool]!;
+    if (tl.segmentOfSlot(slot) <= pool.createdSegment && tl.segmentOfSlot(slot) >= 0) {
+      // Created inside its creation segment: exists once the pool_initialize slot has passed.
+      const real = await ledger.realize(pool.createdSegment);
+      const init = real.txs.find((t) => t.skel.kind === 'poolInit' && t.skel.pool === pool);
+      if (!init || init.skel.slot > slot) return null;
+    }
+    return { address, decimals: pool.token.decimals, supply: await lpSupplyAt(lp.pool, slot), mintAuthority: pool.address, freezeAuthority: null };
+  }
+
+  function accountEncoding(c: Config, dflt: AccountEncoding): AccountEncoding {
+    const e = c.encoding ?? dflt;
+    if (e === 'jsonParsed' || e === 'base64' || e === 'base58' || e === 'binary') return e;
+    if (e === 'base64+zstd') throw invalidParams('Invalid params: base64+zstd is not supported by the simulator');
+    throw invalidParams(`Invalid params: unknown variant \`${String(e)}\`, expected one of \`binary\`, \`base58\`, \`base64\`, \`jsonParsed\`, \`base64+zstd\``);
+  }
+
+  function dataSlice(c: Config): { offset: number; length: number } | undefined {
+    const s = c.dataSlice as { offset?: unknown; length?: unknown } | undefined;
+    if (!s) return undefined;
+    return { offset: u64Param(s.offset), length: u64Param(s.length) };
+  }
+
+  /** Signatures mentioning `address`, newest first, honouring before/until (exclusive) and limit. */
+  async function signaturesFor(address: string, c: Config): Promise<unknown[]> {
+    const commitment = commitmentOf(c, 'confirmed');
+    const maxSlot = contextSlot(c, commitment);
+    const finalized = clock.slot('finalized');
+    let limit = MAX_SIGNATURES_LIMIT;
+    if (c.limit !== undefined && c.limit !== null) {
+      if (typeof c.limit !== 'number' || !Number.isInteger(c.limit) || c.limit < 1 || c.limit > MAX_SIGNATURES_LIMIT) {
+        throw invalidParams(`Invalid limit; max ${MAX_SIGNATURES_LIMIT}`);
+      }
+      limit = c.limit;
+    }
+    const before = c.before !== undefined && c.before !== null ? signatureParam(c.before) : null;
+    const until = c.until !== undefined && c.until !== null ? signatureParam(c.until) : null;
+    const match = view.matcher(address);
+    const headSeg = view.headSegment();
+    let seg = tl.segmentOfSlot(maxSlot);
+    let pos: number | null = null; // exclusive upper position inside `seg`
+    if (before) {
+      // An unknown `before` yields nothing (agave blockstore: the start signature must be found).
+      const at = ledger.locate(before, headSeg);
+      if (!at) return [];
+      seg = at.seg.index;
+      pos = at.seg.genToPos[at.tx.gen]!;
+    }
+    // An `until` the node cannot find is ignored: the walk goes on to the oldest history.
+    const stop = until ? ledger.locate(until, headSeg) : null;
+    const out: unknown[] = [];
+    if (!match) return out;
+    for (; seg >= 0 && out.length < limit; seg--, pos = null) {
+      if (stop && seg < stop.seg.index) break;
+      const skel = ledger.skeleton(seg);
+      for (let i = (pos ?? skel.txs.length) - 1; i >= 0 && out.length < limit; i--) {
+        const tx = skel.txs[i]!;
+        if (stop && stop.tx === tx) return out;
+        if (tx.slot > maxSlot) continue;
+        if (!match(tx)) continue;
+        out.push({
+          blockTime: tl.blockTime(tx.slot),
+          confirmationStatus: tx.slot <= finalized ? 'finalized' : 'confirmed',
+          err: txError(tx),
+          memo: null,
+          signature: view.signature(tx),
+          slot: tx.slot,
+        });
+      }
+    }
+    return out;
+  }
+
+  async function getTransaction(params: Params): Promise<unknown> {
+    const sig = signatureParam(params[0]);
+    // The second parameter may be the legacy bare encoding string.
+    const c: Config = typeof params[1] === 'string' ? { encoding: params[1] } : config(params, 1);
+    const commitment = commitmentOf(c, 'confirmed');
+    const encoding = (c.encoding ?? 'json') as TxEncoding;
+    if (!['json', 'jsonParsed', 'base64', 'base58'].includes(encoding)) {
+      throw invalidParams(`Invalid params: unknown variant \`${String(encoding)}\`, expected one of \`binary\`, \`base64\`, \`base58\`, \`json\`, \`jsonParsed\``);
+    }
+    let maxVersion: number | undefined;
+    if (c.maxSupportedTransactionVersion !== undefined && c.maxSupportedTransactionVersion !== null) maxVersion = u64Param(c.maxSupportedTransactionVersion);
+    const at = ledger.locate(sig, view.headSegment());
+    if (!at) return null;
+    if (at.tx.slot > clock.slot(commitment)) return null;
+    const nullTx = view.faults().spec.nullTxSeconds ?? 0;
+    if (nullTx > 0 && tl.slotTimeMs(at.tx.slot) > clock.nowMs() - nullTx * 1000) return null;
+    if (at.tx.v0 && maxVersion === undefined) {
+      throw new RpcError(
+        -32015,
+        'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0',
+      );
+    }
+    const real = await ledger.realize(at.seg.index);
+    const compiled = view.build(real.txs[at.seg.genToPos[at.tx.gen]!]!);
+    return renderTransaction(compiled, encoding, maxVersion !== undefined);
+  }
+
+  async function accountValue(address: string, c: Config, slot: number, dflt: AccountEncoding): Promise<unknown> {
+    const enc = accountEncoding(c, dflt);
+    const m = await mintAccount(address, slot);
+    return m ? renderMint(m, enc, dataSlice(c)) : null;
+  }
+
+  const methods: Record<string, (params: Params) => Promise<unknown> | unknown> = {
+    getHealth: () => 'ok',
+    getVersion: () => ({ 'feature-set': FEATURE_SET, 'solana-core': API_VERSION }),
+    getGenesisHash: () => MAINNET_GENESIS,
+    getSlot: (p) => {
+      const c = config(p, 0);
+      return contextSlot(c, commitmentOf(c));
+    },
+    getBlockHeight: (p) => {
+      const c = config(p, 0);
+      return blockHeightOf(contextSlot(c, commitmentOf(c)));
+    },
+    getFirstAvailableBlock: () => tl.historyStartSlot,
+    minimumLedgerSlot: () => tl.historyStartSlot,
+    getLatestBlockhash: (p) => {
+      const c = config(p, 0);
+      const slot = contextSlot(c, commitmentOf(c));
+      return { context: context(slot), value: { blockhash: view.blockhash(slot), lastValidBlockHeight: blockHeightOf(slot) + 150 } };
+    },
+    getBlockTime: (p) => {
+      const slot = u64Param(p[0]);
+      if (slot > clock.slot('confirmed')) throw new RpcError(-32004, `Block not available for slot ${slot}`);
+      if (isSkippedSlot(slot)) throw new RpcError(-32009, `Slot ${slot} was skipped, or missing in long-term storage`);
+      return tl.blockTime(slot);
+    },
+    getSignaturesForAddress: (p) => signaturesFor(pubkeyParam(p[0]), config(p, 1)),
+    getTransaction,
+    getSignatureStatuses: async (p) => {
+      const list = p[0];
+      if (!Array.isArray(list)) throw invalidParams('Invalid params: invalid type: expected a sequence');
+      if (list.length > 256) throw invalidParams('Too many inputs provided; max 256');
+      const processed = clock.slot('processed');
+      const finalized = clock.slot('finalized');
+      const value = list.map((s) => {
+        const at = ledger.locate(signatureParam(s), view.headSegment());
+        if (!at || at.tx.slot > processed) return null;
+        const err = txError(at.tx);
+        const fin = at.tx.slot <= finalized;
+        return {
+          confirmationStatus: fin ? 'finalized' : at.tx.slot < processed ? 'confirmed' : 'processed',
+          confirmations: fin ? null : processed - at.tx.slot,
+          err,
+          slot: at.tx.slot,
+          status: err === null ? { Ok: null } : { Err: err },
+        };
+      });
+      return { context: context(processed), value };
+    },
+    getAccountInfo: async (p) => {
+      const address = pubkeyParam(p[0]);
+      const c = config(p, 1);
+      const slot = contextSlot(c, commitmentOf(c));
+      return { context: context(slot), value: await accountValue(address, c, slot, 'binary') };
+    },
+    getMultipleAccounts: async (p) => {
+      const list = p[0];
+      if (!Array.isArray(list)) throw invalidParams('Invalid params: invalid type: expected a sequence');
+      if (list.length > MAX_MULTIPLE_ACCOUNTS) throw invalidParams(`Too many inputs provided; max ${MAX_MULTIPLE_ACCOUNTS}`);
+      const keys = list.map(pubkeyParam);
+      const c = config(p, 1);
+      const slot = contextSlot(c, commitmentOf(c));
+      const value = [];
+      for (const k of keys) value.push(await accountValue(k, c, slot, 'base64'));
+      return { context: context(slot), value };
+    },
+    getTokenSupply: async (p) => {
+      const address = pubkeyParam(p[0]);
+      const c = config(p, 1);
+      const slot = contextSlot(c, commitmentOf(c));
+      const m = await mintAccount(address, slot);
+      if (!m) throw invalidParams('Invalid param: could not find account');
+      const s = m.supply.toString().padStart(m.decimals + 1, '0');
+      const whole = s.slice(0, s.length - m.decimals);
+      const frac = s.slice(s.length - m.decimals).replace(/0+$/, '');
+      return {
+        context: context(slot),
+        value: { amount: m.supply.toString(), decimals: m.decimals, uiAmount: Number(m.supply) / 10 ** m.decimals, uiAmountString: frac ? `${whole}.${frac}` : whole },
+      };
+    },
+  };
+
+  return {
+    async handle(request, opts = {}) {
+      if (typeof request !== 'object' || request === null || Array.isArray(request)) return errorResponse(null, new RpcError(-32600, 'Invalid request'));
+      const r = request as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
+      const id = r.id;
+      if (r.jsonrpc !== '2.0' || typeof r.method !== 'string') return errorResponse(id, new RpcError(-32600, 'Invalid request'));
+      const notification = !('id' in r);
+      try {
+        const fn = methods[r.method];
+        if (!fn) throw new RpcError(-32601, 'Method not found');
+        if (opts.unhealthy) {
+          const behind = 42;
+          throw new RpcError(-32005, `Node is behind by ${behind} slots`, { numSlotsBehind: behind });
+        }
+        if (r.params !== undefined && !Array.isArray(r.params)) throw invalidParams('Invalid params: invalid type: map, expected a sequence');
+        const result = await fn((r.params as Params | undefined) ?? []);
+        if (notification) return null;
+        return `{"jsonrpc":"2.0","result":${canonicalJson(result)},"id":${orderedJson(id ?? null)}}`;
+      } catch (err) {
+        if (notification) return null;
+        if (err instanceof RpcError) return errorResponse(id, err);
+        return errorResponse(id, new RpcError(-32603, 'Internal error'));
+      }
+    },
+  };
+}

@@ -1,0 +1,224 @@
+import {
+  getBase58Decoder,
+  getBase64Decoder,
+  getCompiledTransactionMessageEncoder,
+  getTransactionEncoder,
+  type Address,
+  type Blockhash,
+  type SignatureBytes,
+  type TransactionMessageBytes,
+} from '@solana/kit';
+import { fromBase58 } from './addresses.js';
+import type { InnerIxPlan, IxPlan, TxPlan } from './txplan.js';
+
+/**
+ * Compiles a TxPlan into the message layout (account ordering, header, indexes, lookups) and
+ * renders getTransaction results in the `json`, `jsonParsed`, `base64` and `base58` encodings
+ * (shapes: Solana JSON-RPC getTransaction docs, agave transaction-status UI types; gamba-v2.md §1).
+ */
+export type TxEncoding = 'json' | 'jsonParsed' | 'base64' | 'base58';
+
+export interface CompiledTx {
+  plan: TxPlan;
+  staticKeys: string[];
+  loadedWritable: string[];
+  loadedReadonly: string[];
+  header: { numRequiredSignatures: number; numReadonlySignedAccounts: number; numReadonlyUnsignedAccounts: number };
+  index: Map<string, number>;
+  writable: (i: number) => boolean;
+  signer: (i: number) => boolean;
+  lookups: { accountKey: string; writableIndexes: number[]; readonlyIndexes: number[] }[];
+}
+
+const b58 = getBase58Decoder();
+const b64 = getBase64Decoder();
+const messageEncoder = getCompiledTransactionMessageEncoder();
+const transactionEncoder = getTransactionEncoder();
+
+/**
+ * Account order of a compiled message: the fee payer, other writable signers, readonly signers,
+ * writable non-signers, readonly non-signers (first use order inside each group); keys loaded
+ * from a lookup table follow the static ones, writable then readonly.
+ */
+export function compileTx(plan: TxPlan): CompiledTx {
+  const payer = plan.metas.keys().next().value as string;
+  const topPrograms = new Set(plan.outer.map((ix) => ix.program));
+  const isLoaded = (k: string) => plan.lookup !== null && plan.lookup.loaded.has(k) && !topPrograms.has(k) && !plan.metas.get(k)!.signer;
+  const groups: string[][] = [[], [], [], []];
+  const loadedWritable: string[] = [];
+  const loadedReadonly: string[] = [];
+  for (const [k, m] of plan.metas) {
+    if (k === payer) continue;
+    if (isLoaded(k)) {
+      (m.writable ? loadedWritable : loadedReadonly).push(k);
+      continue;
+    }
+    groups[(m.signer ? 0 : 2) + (m.writable ? 0 : 1)]!.push(k);
+  }
+  const staticKeys = [payer, ...groups[0]!, ...groups[1]!, ...groups[2]!, ...groups[3]!];
+  const all = [...staticKeys, ...loadedWritable, ...loadedReadonly];
+  const index = new Map(all.map((k, i) => [k, i]));
+  const numSigners = 1 + groups[0]!.length + groups[1]!.length;
+  const lookups = plan.lookup
+    ? [
+        {
+          accountKey: plan.lookup.table,
+          writableIndexes: loadedWritable.map((k) => plan.lookup!.contents.indexOf(k)),
+          readonlyIndexes: loadedReadonly.map((k) => plan.lookup!.contents.indexOf(k)),
+        },
+      ]
+    : [];
+  const writableSet = new Set(all.filter((k) => plan.metas.get(k)!.writable));
+  const signerSet = new Set(all.filter((k) => plan.metas.get(k)!.signer));
+  return {
+    plan,
+    staticKeys,
+    loadedWritable,
+    loadedReadonly,
+    header: {
+      numRequiredSignatures: numSigners,
+      numReadonlySignedAccounts: groups[1]!.length,
+      numReadonlyUnsignedAccounts: groups[3]!.length,
+    },
+    index,
+    writable: (i) => writableSet.has(all[i]!),
+    signer: (i) => signerSet.has(all[i]!),
+    lookups,
+  };
+}
+
+function rawIx(c: CompiledTx, ix: IxPlan, stackHeight: number | null) {
+  return {
+    accounts: ix.accounts.map((k) => c.index.get(k)!),
+    data: b58.decode(ix.data),
+    programIdIndex: c.index.get(ix.program)!,
+    stackHeight,
+  };
+}
+
+function parsedIx(ix: IxPlan, stackHeight: number | null) {
+  if (ix.parsed) return { parsed: { info: ix.parsed.info, type: ix.parsed.type }, program: ix.parsed.program, programId: ix.program, stackHeight };
+  return { accounts: ix.accounts, data: b58.decode(ix.data), programId: ix.program, stackHeight };
+}
+
+function uiAmount(amount: bigint, decimals: number) {
+  const s = amount.toString().padStart(decimals + 1, '0');
+  const whole = s.slice(0, s.length - decimals);
+  const frac = s.slice(s.length - decimals).replace(/0+$/, '');
+  return {
+    amount: amount.toString(),
+    decimals,
+    // Zero balances are reported with a null uiAmount (as in the RPC example, gamba-v2.md §1).
+    uiAmount: amount === 0n ? null : Number(amount) / 10 ** decimals,
+    uiAmountString: frac ? `${whole}.${frac}` : whole,
+  };
+}
+
+function tokenBalances(c: CompiledTx, which: 'pre' | 'post') {
+  return c.plan.tokenBalances
+    .map((t) => ({
+      accountIndex: c.index.get(t.account)!,
+      mint: t.mint,
+      owner: t.owner,
+      programId: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA',
+      uiTokenAmount: uiAmount(which === 'pre' ? t.pre : t.post, t.decimals),
+    }))
+    .sort((a, b) => a.accountIndex - b.accountIndex);
+}
+
+function balances(c: CompiledTx, which: 0 | 1): number[] {
+  return [...c.staticKeys, ...c.loadedWritable, ...c.loadedReadonly].map((k) => c.plan.lamports.get(k)![which]);
+}
+
+function innerGroups(c: CompiledTx, render: (ix: InnerIxPlan) => unknown) {
+  const out: { index: number; instructions: unknown[] }[] = [];
+  c.plan.inner.forEach((list, index) => {
+    if (list.length > 0) out.push({ index, instructions: list.map(render) });
+  });
+  return out;
+}
+
+/** The wire bytes of the transaction (signatures + message), with kit's encoders. */
+export function wireBytes(c: CompiledTx): Uint8Array {
+  const p = c.plan;
+  const messageBytes = messageEncoder.encode({
+    version: p.version,
+    header: {
+      numSignerAccounts: c.header.numRequiredSignatures,
+      numReadonlySignerAccounts: c.header.numReadonlySignedAccounts,
+      numReadonlyNonSignerAccounts: c.header.numReadonlyUnsignedAccounts,
+    },
+    staticAccounts: c.staticKeys as Address[],
+    lifetimeToken: p.recentBlockhash as Blockhash,
+    instructions: p.outer.map((ix) => ({
+      programAddressIndex: c.index.get(ix.program)!,
+      accountIndices: ix.accounts.map((k) => c.index.get(k)!),
+      data: ix.data,
+    })),
+    ...(p.version === 0
+      ? { addressTableLookups: c.lookups.map((l) => ({ lookupTableAddress: l.accountKey as Address, writableIndexes: l.writableIndexes, readonlyIndexes: l.readonlyIndexes })) }
+      : {}),
+  } as never) as TransactionMessageBytes;
+  const sig = fromBase58(p.signature)! as SignatureBytes;
+  return new Uint8Array(transactionEncoder.encode({ messageBytes, signatures: { [c.staticKeys[0]!]: sig } as never }));
+}
+
+/**
+ * The `result` object of getTransaction. `withVersion`: whether the request carried
+ * maxSupportedTransactionVersion (then `version` is "legacy" or 0; without it the field is
+ * absent — a v0 transaction is refused before this point with -32015).
+ */
+export function renderTransaction(c: CompiledTx, encoding: TxEncoding, withVersion: boolean): Record<string, unknown> {
+  const p = c.plan;
+  const status = p.err === null ? { Ok: null } : { Err: p.err };
+  const parsed = encoding === 'jsonParsed';
+  const meta: Record<string, unknown> = {
+    computeUnitsConsumed: p.computeUnits,
+    err: p.err,
+    fee: p.fee,
+    innerInstructions: innerGroups(c, (ix) => (parsed ? parsedIx(ix, ix.stackHeight) : rawIx(c, ix, ix.stackHeight))),
+    logMessages: p.logs,
+    postBalances: balances(c, 1),
+    postTokenBalances: tokenBalances(c, 'post'),
+    preBalances: balances(c, 0),
+    preTokenBalances: tokenBalances(c, 'pre'),
+    rewards: [],
+    status,
+  };
+  // jsonParsed lists loaded keys inside accountKeys (source "lookupTable") and omits loadedAddresses.
+  if (!parsed) meta.loadedAddresses = { readonly: c.loadedReadonly, writable: c.loadedWritable };
+  let transaction: unknown;
+  if (encoding === 'base64' || encoding === 'base58') {
+    const bytes = wireBytes(c);
+    transaction = [encoding === 'base64' ? b64.decode(bytes) : b58.decode(bytes), encoding];
+  } else if (parsed) {
+    const keys = [...c.staticKeys, ...c.loadedWritable, ...c.loadedReadonly];
+    transaction = {
+      message: {
+        accountKeys: keys.map((k, i) => ({ pubkey: k, signer: c.signer(i), source: i < c.staticKeys.length ? 'transaction' : 'lookupTable', writable: c.writable(i) })),
+        ...(p.version === 0 ? { addressTableLookups: c.lookups } : {}),
+        instructions: p.outer.map((ix) => parsedIx(ix, null)),
+        recentBlockhash: p.recentBlockhash,
+      },
+      signatures: [p.signature],
+    };
+  } else {
+    transaction = {
+      message: {
+        accountKeys: c.staticKeys,
+        ...(p.version === 0 ? { addressTableLookups: c.lookups } : {}),
+        header: c.header,
+        instructions: p.outer.map((ix) => rawIx(c, ix, null)),
+        recentBlockhash: p.recentBlockhash,
+      },
+      signatures: [p.signature],
+    };
+  }
+  return {
+    blockTime: p.blockTime,
+    meta,
+    slot: p.slot,
+    transaction,
+    ...(withVersion ? { version: p.version } : {}),
+  };
+}

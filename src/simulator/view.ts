@@ -1,0 +1,124 @@
+import { GAMBA_PROGRAM_ID } from '../protocol/index.js';
+import { hashedAddress, toBase58 } from './addresses.js';
+import type { ChainClock } from './chain.js';
+import type { Economy } from './economy.js';
+import type { FaultDice } from './faults.js';
+import type { Ledger, RealTx } from './ledger.js';
+import type { TxSkel } from './skeleton.js';
+import { compileTx, type CompiledTx } from './txjson.js';
+import { planTransaction } from './txplan.js';
+
+/**
+ * What the RPC methods, the WebSocket and the ground truth share: the ledger, the chain clock,
+ * the current faults, and caches of built transactions and address filters.
+ */
+export interface ChainView {
+  seed: number;
+  ledger: Ledger;
+  economy: Economy;
+  clock: ChainClock;
+  faults(): FaultDice;
+  /** Newest segment that exists at the processed head. */
+  headSegment(): number;
+  signature(tx: TxSkel): string;
+  blockhash(slot: number): string;
+  /** The built transaction (plan + compiled message); cached. */
+  build(real: RealTx): CompiledTx;
+  /** A filter for "transactions that mention this account", or null when the account never appears. */
+  matcher(address: string): ((tx: TxSkel) => boolean) | null;
+  /** Whether the truncated-logs fault hides this transaction's log events. */
+  logsTruncated(tx: TxSkel): boolean;
+}
+
+type Matcher = (tx: TxSkel) => boolean;
+
+export function createChainView(o: { seed: number; ledger: Ledger; clock: ChainClock; faults: () => FaultDice }): ChainView {
+  const { seed, ledger } = o;
+  const eco = ledger.economy;
+  const tl = ledger.timeline;
+  const built = new Map<string, CompiledTx>();
+  let index: Map<string, Matcher> | null = null;
+
+  const hasGames = (tx: TxSkel) => tx.kind === 'play' || tx.kind === 'settle';
+  const touchesPool = (pool: number) => (tx: TxSkel) =>
+    hasGames(tx) ? tx.games.some((g) => g.pool.index === pool) : (tx.kind === 'poolOp' || tx.kind === 'poolInit') && tx.pool!.index === pool;
+
+  function buildIndex(): Map<string, Matcher> {
+    const m = new Map<string, Matcher>();
+    m.set(GAMBA_PROGRAM_ID, () => true);
+    m.set(eco.rng, (tx) => tx.kind === 'settle');
+    m.set(eco.rngLookupTable, (tx) => tx.kind === 'settle' && tx.v0);
+    m.set(eco.eventAuthority, (tx) => tx.emitCpi && (tx.kind === 'settle' || tx.kind === 'poolOp'));
+    m.set(eco.gambaState, (tx) => tx.kind !== 'playerInit' && tx.kind !== 'playerClose' && tx.kind !== 'playerClaim');
+    for (const pool of eco.pools) {
+      const f = touchesPool(pool.index);
+      for (const a of [pool.address, pool.underlyingAta, pool.jackpotAta, pool.lpMint]) m.set(a, f);
+    }
+    for (const token of new Set(eco.pools.map((p) => p.token))) {
+      m.set(token.mint, (tx) => (hasGames(tx) ? tx.games.some((g) => g.pool.token === token) : tx.pool?.token === token));
+    }
+    for (const p of eco.platforms) m.set(p.address, (tx) => hasGames(tx) && tx.games.some((g) => g.platform === p));
+    for (const pool of eco.pools) {
+      for (let k = 0; k < 8; k++) {
+        m.set(eco.lpAddress(pool.index, k), (tx) => (tx.kind === 'poolOp' || tx.kind === 'poolInit') && tx.pool!.index === pool.index && tx.actor === k);
+      }
+    }
+    for (let i = 0; i < eco.playerCount; i++) {
+      const f: Matcher = (tx) =>
+        hasGames(tx) ? tx.games.some((g) => g.player === i) : (tx.kind === 'playerInit' || tx.kind === 'playerClose' || tx.kind === 'playerClaim') && tx.actor === i;
+      m.set(eco.playerAddress(i), f);
+      m.set(eco.playerPda(i), f);
+      m.set(eco.gamePda(i), f);
+    }
+    return m;
+  }
+
+  const blockhashes = new Map<number, string>();
+  return {
+    seed,
+    ledger,
+    economy: eco,
+    clock: o.clock,
+    faults: o.faults,
+    headSegment: () => tl.segmentOfSlot(o.clock.slot('processed')),
+    signature(tx) {
+      return (tx.sigStr ??= toBase58(tx.sig));
+    },
+    blockhash(slot) {
+      let h = blockhashes.get(slot);
+      if (!h) {
+        if (blockhashes.size > 10_000) blockhashes.clear();
+        h = hashedAddress(seed, 'blockhash', slot);
+        blockhashes.set(slot, h);
+      }
+      return h;
+    },
+    build(real) {
+      const sig = this.signature(real.skel);
+      const truncate = this.logsTruncated(real.skel);
+      const key = truncate ? `${sig}!` : sig;
+      const hit = built.get(key);
+      if (hit) return hit;
+      const plan = planTransaction(real, {
+        economy: eco,
+        seed,
+        blockTime: tl.blockTime(real.skel.slot),
+        blockhash: (s) => this.blockhash(s),
+        truncateLogs: truncate,
+        signature: sig,
+      });
+      const c = compileTx(plan);
+      built.set(key, c);
+      if (built.size > 4_000) built.delete(built.keys().next().value as string);
+      return c;
+    },
+    matcher(address) {
+      if (address === GAMBA_PROGRAM_ID) return () => true;
+      index ??= buildIndex();
+      return index.get(address) ?? null;
+    },
+    logsTruncated(tx) {
+      return o.faults().truncated(this.signature(tx));
+    },
+  };
+}
