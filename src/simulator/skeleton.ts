@@ -227,8 +227,11 @@ export function createSkeletonGenerator(o: SkeletonOptions): (index: number) => 
     // Games.
     const games: GameSkel[] = [];
     const n = r.poisson(gameMean);
+    // Plays start after the segment's pool creations (if any) and leave room for the settle
+    // (≤ 3 slots later, +2 for a retried settle, +1 for a skipped slot) inside the segment.
+    const lead = eco.pools.some((p) => p.createdSegment === index) ? 40 : 2;
     const makeGame = (player: number, platform: PlatformDef, pool: PoolDef, variant: BetVariant, wager: bigint): GameSkel => {
-      const playSlot = unskip(b.first + 40 + r.int(span - 50));
+      const playSlot = unskip(b.first + lead + r.int(span - lead - 9));
       const settleSlot = unskip(playSlot + 1 + r.int(3));
       return {
         seq: games.length,

@@ -1,0 +1,89 @@
+import { ManualClock } from '../../src/core/index.js';
+import { startSimulator, type GroundTruthEvent, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js';
+
+/** A fixed "now" so every run of the tests sees the same chain. */
+export const START_MS = Date.UTC(2025, 5, 1, 12, 0, 0);
+
+export interface TestSim {
+  sim: Simulator;
+  clock: ManualClock;
+}
+
+/**
+ * Starts a small simulator (days 3, 300 plays/day, no live games) driven by a ManualClock set one
+ * minute after the start, so the whole history is finalized and nothing moves unless a test says so.
+ */
+export async function startTestSimulator(opts: SimulatorOptions = {}): Promise<TestSim> {
+  const clock = new ManualClock((opts.startTimeMs ?? START_MS) + 60_000);
+  const sim = await startSimulator({ seed: 7, days: 3, playsPerDay: 300, liveRate: 0, startTimeMs: START_MS, clock, ...opts });
+  return { sim, clock };
+}
+
+export interface RpcReply<T = any> {
+  jsonrpc: '2.0';
+  id: unknown;
+  result?: T;
+  error?: { code: number; message: string; data?: unknown };
+}
+
+export async function rpcRaw(url: string, body: unknown): Promise<{ status: number; text: string; headers: Headers }> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return { status: res.status, text: await res.text(), headers: res.headers };
+}
+
+export async function rpc<T = any>(url: string, method: string, params: unknown[] = []): Promise<RpcReply<T>> {
+  const r = await rpcRaw(url, { jsonrpc: '2.0', id: 1, method, params });
+  return JSON.parse(r.text) as RpcReply<T>;
+}
+
+export interface SignatureInfo {
+  signature: string;
+  slot: number;
+  err: unknown;
+  memo: string | null;
+  blockTime: number | null;
+  confirmationStatus: string | null;
+}
+
+/** Every signature of `address`, newest first, paging with `before`. */
+export async function allSignatures(url: string, address: string, opts: { limit?: number; commitment?: string; until?: string } = {}): Promise<SignatureInfo[]> {
+  const out: SignatureInfo[] = [];
+  let before: string | undefined;
+  for (;;) {
+    const r = await rpc<SignatureInfo[]>(url, 'getSignaturesForAddress', [address, { limit: opts.limit ?? 1000, commitment: opts.commitment, before, until: opts.until }]);
+    if (r.error) throw new Error(r.error.message);
+    const page = r.result!;
+    out.push(...page);
+    if (page.length < (opts.limit ?? 1000)) return out;
+    before = page[page.length - 1]!.signature;
+  }
+}
+
+/** getTransaction for many signatures in JSON-RPC batches of 100. */
+export async function getTransactions(url: string, sigs: string[], config: Record<string, unknown> = { encoding: 'json', maxSupportedTransactionVersion: 0 }): Promise<any[]> {
+  const out: any[] = [];
+  for (let i = 0; i < sigs.length; i += 100) {
+    const batch = sigs.slice(i, i + 100).map((s, k) => ({ jsonrpc: '2.0', id: i + k, method: 'getTransaction', params: [s, config] }));
+    const r = await rpcRaw(url, batch);
+    const replies = JSON.parse(r.text) as RpcReply[];
+    replies.sort((a, b) => (a.id as number) - (b.id as number));
+    for (const rep of replies) {
+      if (rep.error) throw new Error(rep.error.message);
+      out.push(rep.result);
+    }
+  }
+  return out;
+}
+
+export async function collect<T>(it: AsyncIterable<T> | Iterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const x of it) out.push(x);
+  return out;
+}
+
+export type { GroundTruthEvent };
+
+/** JSON-friendly copy (BigInt → decimal string) for deep comparisons. */
+export function plain(v: unknown): unknown {
+  return JSON.parse(JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x)));
+}
