@@ -63,6 +63,6 @@ export function parseRetryAfter(value: string | null, nowMs: number = Date.now()
 /** The kind label used in the rpc_errors_total metric. */
 export function errorKind(err: AppError): string {
   if (err.code === 'RPC_ERROR') return `rpc_${String(err.details?.rpcCode ?? 'unknown')}`;
-  if (err.code === 'RPC_UNAVAILABLE' || err.code === 'RPC_HTTP_ERROR') return `http_${String(err.details?.status ?? '')}`;
+  if (err.code === 'RPC_RATE_LIMITED' || err.code === 'RPC_UNAVAILABLE' || err.code === 'RPC_HTTP_ERROR') return `http_${String(err.details?.status ?? '')}`;
   return err.code.toLowerCase();
 }

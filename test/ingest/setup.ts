@@ -1,4 +1,4 @@
-import { createCommon, createLogger, type Clock } from '../../src/core/index.js';
+import { createCommon, createLogger, type Clock, type Common } from '../../src/core/index.js';
 import { createIndexer, type Indexer, type IndexerOptions } from '../../src/ingest/index.js';
 import { createOverridesSource, type OverridesFile, type PriceSource } from '../../src/prices/index.js';
 import { createRpcClient } from '../../src/solana/index.js';
@@ -21,12 +21,14 @@ export interface IndexerSetup {
   backfillDays?: number;
   pollIntervalMs?: number;
   options?: Partial<IndexerOptions>;
+  /** Give one to read its metrics afterwards (clock/logger defaults apply otherwise). */
+  common?: Common;
 }
 
 /** An indexer over a real RPC endpoint (the ledger or the simulator), fast retries, no progress output. */
 export function buildIndexer(s: IndexerSetup): Indexer {
   const logger = createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const common = createCommon({ logger, ...(s.clock ? { clock: s.clock } : {}) });
+  const common = s.common ?? createCommon({ logger, ...(s.clock ? { clock: s.clock } : {}) });
   const rpc = createRpcClient({ common, url: s.rpcUrl, concurrency: 4, maxRps: 100_000, timeoutMs: 5000, retry: { baseDelayMs: 5, maxDelayMs: 50, maxAttempts: 8 } });
   const prices = s.prices ?? createOverridesSource({ common, table: s.overrides ?? {} });
   return createIndexer({

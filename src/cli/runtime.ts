@@ -1,0 +1,88 @@
+import type { Config } from '../config/index.js';
+import type { Common } from '../core/index.js';
+import { startIndexing, type Indexer, type IndexerOptions } from '../ingest/index.js';
+import { startSimulator } from '../simulator/index.js';
+import type { Store } from '../store/index.js';
+
+type Simulator = Awaited<ReturnType<typeof startSimulator>>;
+
+export interface IndexingRuntimeOptions {
+  common: Common;
+  config: Readonly<Config>;
+  store: Store;
+  /**
+   * 'auto' (default): start the built-in simulator when SOLANA_RPC_URL is unset (demo mode,
+   * DESIGN §1); true: always index the simulator; false: require SOLANA_RPC_URL.
+   */
+  simulate?: boolean | 'auto';
+  /** Options for the demo simulator (seed, days, liveRate…). */
+  simulator?: Parameters<typeof startSimulator>[0];
+  indexer?: Partial<Omit<IndexerOptions, 'common' | 'config' | 'store' | 'rpc' | 'prices'>>;
+}
+
+export interface IndexingRuntime {
+  indexer: Indexer;
+  /** Present in demo mode. */
+  simulator?: Simulator;
+  /** Stops the indexer, then the simulator (both are also registered with common.shutdown). */
+  close(): Promise<void>;
+}
+
+/**
+ * The indexer as `serve` and `index` run it. In demo mode it first starts the chain simulator
+ * on a loopback port (RPC, WebSocket, Hermes- and Jupiter-compatible price endpoints) and
+ * points the indexer at it, printing a banner that says so and how to index mainnet instead.
+ */
+export async function startIndexingRuntime(o: IndexingRuntimeOptions): Promise<IndexingRuntime> {
+  const { common } = o;
+  const demo = o.simulate === true || ((o.simulate ?? 'auto') === 'auto' && !o.config.solanaRpcUrl);
+  let config = o.config;
+  let simulator: Simulator | undefined;
+  let feeds: Record<string, string> | undefined;
+  if (demo) {
+    simulator = await startSimulator({ port: 0, ...o.simulator });
+    const sim = simulator;
+    common.shutdown.register('simulator', () => sim.stop());
+    config = {
+      ...config,
+      solanaRpcUrl: sim.rpcUrl,
+      solanaWsUrl: sim.wsUrl,
+      hermesUrl: sim.hermesUrl,
+      pythApiKey: undefined,
+      jupiterUrl: sim.jupiterUrl,
+      jupiterApiKey: undefined,
+      // A loopback simulator, not a provider: RPC_MAX_RPS's default (sized for public mainnet) would only slow the demo.
+      rpcMaxRps: Math.max(config.rpcMaxRps, 10_000),
+    };
+    feeds = Object.fromEntries(sim.mints.filter((m) => m.pythFeedId).map((m) => [m.mint, m.pythFeedId!]));
+    printDemoBanner(common, sim.rpcUrl);
+  }
+  const { indexer, close: closeIndexer } = await startIndexing({ common, config, store: o.store, feeds, indexer: o.indexer });
+  return {
+    indexer,
+    simulator,
+    async close() {
+      await closeIndexer();
+      await simulator?.stop();
+    },
+  };
+}
+
+function printDemoBanner(common: Common, rpcUrl: string): void {
+  common.logger.warn({ rpc_url: rpcUrl }, 'demo mode: indexing the built-in chain simulator (set SOLANA_RPC_URL to index mainnet)');
+  process.stdout.write(
+    [
+      '',
+      '┌──────────────────────────────────────────────────────────────────────────┐',
+      '│ DEMO MODE: no SOLANA_RPC_URL is set, so the built-in chain simulator is  │',
+      `│ running on ${rpcUrl.padEnd(62)}│`,
+      '│ and is being indexed. Its games, players and prices are simulated.       │',
+      '│                                                                          │',
+      '│ To index the real Gamba program on Solana mainnet instead:               │',
+      '│   SOLANA_RPC_URL=https://<your-rpc-provider> PYTH_API_KEY=… npm start    │',
+      '│ (use a fresh DATABASE_URL: simulated and real data must not be mixed)    │',
+      '└──────────────────────────────────────────────────────────────────────────┘',
+      '',
+    ].join('\n'),
+  );
+}

@@ -1,0 +1,56 @@
+/**
+ * `gamba-analytics index` as an operator runs it: a separate process, configuration from the
+ * environment, the built-in simulator with --simulate, clean exit 0 on SIGTERM (DESIGN §9).
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createCommon } from '../../src/core/index.js';
+import { STATE_KEYS } from '../../src/ingest/index.js';
+import { createStore } from '../../src/store/index.js';
+import { waitFor } from '../ingest/setup.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gamba-cli-'));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+function run(args: string[], env: Record<string, string>) {
+  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'run-cli.ts'), ...args], {
+    cwd: path.resolve(here, '../..'),
+    env: { ...process.env, SOLANA_RPC_URL: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  proc.stdout.on('data', (d) => (out += d));
+  proc.stderr.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+  return { proc, exited, output: () => out };
+}
+
+describe('gamba-analytics index', () => {
+  it('refuses to start without SOLANA_RPC_URL (unless --simulate)', async () => {
+    const r = run(['index'], { DATABASE_URL: `sqlite:${path.join(dir, 'none.db')}` });
+    expect(await r.exited).toBe(1);
+    expect(r.output()).toMatch(/SOLANA_RPC_URL is required/);
+  });
+
+  it('--simulate indexes the built-in simulator and stops cleanly on SIGTERM', async () => {
+    const db = path.join(dir, 'sim.db');
+    const r = run(['index', '--simulate', '--sim-days', '2', '--sim-plays', '200', '--progress', 'log'], { DATABASE_URL: `sqlite:${db}`, LOG_LEVEL: 'info' });
+    await waitFor(() => r.output().includes('"msg":"backfill complete"'), 40_000, `backfill complete in:\n${r.output()}`);
+    expect(r.output()).toContain('DEMO MODE');
+    r.proc.kill('SIGTERM');
+    expect(await r.exited).toBe(0);
+    expect(r.output()).toContain('"signal":"SIGTERM"');
+    const store = await createStore({ common: createCommon(), config: { kind: 'sqlite', path: db } });
+    try {
+      expect((await store.queries.counts()).totalGames).toBeGreaterThan(100);
+      expect(await store.getState(STATE_KEYS.backfillDone)).toBeDefined();
+    } finally {
+      await store.close();
+    }
+  });
+});
