@@ -275,7 +275,8 @@ export function createSkeletonGenerator(o: SkeletonOptions): (index: number) => 
     const bySlot = [...games].sort((a, b2) => a.playSlot - b2.playSlot || a.seq - b2.seq);
     let pendingBatch: { game: GameSkel; draft: Draft } | null = null;
     for (const g of bySlot) {
-      const playFail = r.chance(PLAY_FAIL);
+      // The whale's scheduled games always settle (their sum must pass 2^63).
+      const playFail = r.chance(PLAY_FAIL) && g.variant !== WHALE_VARIANT;
       drafts.push(
         base('play', g.playSlot, {
           games: [g],
