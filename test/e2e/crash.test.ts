@@ -1,9 +1,8 @@
 /**
  * Crash safety (issue 4): the indexer runs in its own process and is killed with SIGKILL at
  * random points during the backfill, several times, restarted each time; the store must end
- * with exactly the chain's events — no loss, no duplicate. The chain here is the controlled
- * ledger (with a little latency so kills land mid-backfill); crash-simulator.test.ts does the
- * same against the chain simulator's ground truth.
+ * with exactly the chain's events — no loss, no duplicate. Once against the chain simulator's
+ * ground truth, once against the controlled ledger (exact signature counts, failed txs).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -11,54 +10,84 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createCommon } from '../../src/core/index.js';
 import { STATE_KEYS } from '../../src/ingest/index.js';
-import { createStore } from '../../src/store/index.js';
+import { startSimulator } from '../../src/simulator/index.js';
+import { createStore, type Store } from '../../src/store/index.js';
 import { generateFixture } from '../helpers/fixture.js';
 import { fixtureTransactions, startLedger } from '../ingest/ledger.js';
 import { expectedEventLines, poolsOf, storedEventLines } from '../ingest/stored.js';
 import { spawnIndexerChild } from './child.js';
+import { groundTruth } from './sim.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gamba-crash-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-describe('crash safety (SIGKILL during backfill, controlled chain)', () => {
-  it('ends with exactly the chain events after repeated kill -9 and restarts', async () => {
+/**
+ * Kills the indexer child up to `kills` times at random moments after it started, then lets a
+ * last one finish. Returns the store's signature count after each kill.
+ */
+async function killAndRestart(store: Store, env: Record<string, string>, kills: number): Promise<number[]> {
+  const progress: number[] = [];
+  for (let k = 0; k < kills; k++) {
+    const child = spawnIndexerChild(env);
+    await child.waitForLine('STARTED');
+    await new Promise((r) => setTimeout(r, 150 + Math.floor(Math.random() * 700)));
+    child.proc.kill('SIGKILL');
+    expect((await child.exited).signal).toBe('SIGKILL');
+    progress.push((await store.queries.counts()).totalSignatures);
+    if ((await store.getState(STATE_KEYS.backfillDone)) !== undefined) break;
+  }
+  const last = spawnIndexerChild(env);
+  await last.waitForLine('DONE', 50_000);
+  expect((await last.exited).code).toBe(0);
+  return progress;
+}
+
+const childEnv = (rpcUrl: string, db: string, hermes: string, jupiter: string, pageSize: number) => ({
+  SOLANA_RPC_URL: rpcUrl,
+  DATABASE_URL: `sqlite:${db}`,
+  BACKFILL_DAYS: '3650',
+  HERMES_URL: hermes,
+  JUPITER_URL: jupiter,
+  PAGE_SIZE: String(pageSize),
+  POLL_INTERVAL_MS: '200',
+  RPC_MAX_RPS: '100000',
+  CHILD_LOG_LEVEL: 'warn',
+});
+
+describe('crash safety (kill -9 during backfill, restart)', () => {
+  it('against the simulator: ends with exactly the ground-truth events', async () => {
+    const sim = await startSimulator({ seed: 77, days: 14, playsPerDay: 150, liveRate: 0 });
+    const db = path.join(dir, 'sim.db');
+    const store = await createStore({ common: createCommon(), config: { kind: 'sqlite', path: db } });
+    try {
+      const progress = await killAndRestart(store, childEnv(sim.rpcUrl, db, sim.hermesUrl, sim.jupiterUrl, 100), 5);
+      expect(progress).toEqual([...progress].sort((a, b) => a - b));
+      expect(progress.filter((n) => n > 0).length).toBeGreaterThanOrEqual(2);
+      const truth = await groundTruth(sim);
+      expect(await storedEventLines(store, poolsOf(truth.events))).toEqual(expectedEventLines(truth.events));
+      const counts = await store.queries.counts();
+      expect(counts.totalGames).toBe(truth.events.filter((e) => e.name === 'GameSettled').length);
+      expect(counts.totalPoolChanges).toBe(truth.events.filter((e) => e.name === 'PoolChange').length);
+      expect(counts.unpricedGames).toBe(0);
+    } finally {
+      await store.close();
+      await sim.stop();
+    }
+  });
+
+  it('against the controlled ledger: every signature once, every event once', async () => {
     const fixture = generateFixture({ seed: 99, games: 1500, poolChanges: 150 });
     const { txs } = fixtureTransactions(fixture.events);
+    // A little latency per request so the kills land mid-backfill.
     const ledger = await startLedger({ txs, mints: fixture.mints, finalizedDepth: 10, delayMs: 10 });
-    const db = path.join(dir, 'gamba.db');
+    const db = path.join(dir, 'ledger.db');
     const store = await createStore({ common: createCommon(), config: { kind: 'sqlite', path: db } });
     const base = ledger.url.replace(/\/$/, '');
-    const env = {
-      SOLANA_RPC_URL: ledger.url,
-      DATABASE_URL: `sqlite:${db}`,
-      BACKFILL_DAYS: '3650',
-      HERMES_URL: base,
-      JUPITER_URL: `${base}/jup`,
-      PAGE_SIZE: '50',
-      POLL_INTERVAL_MS: '200',
-      RPC_MAX_RPS: '100000',
-      CHILD_LOG_LEVEL: 'warn',
-    };
     try {
-      const progress: number[] = [];
-      for (let kill = 0; kill < 5; kill++) {
-        const child = spawnIndexerChild(env);
-        await child.waitForLine('STARTED');
-        await new Promise((r) => setTimeout(r, 150 + Math.floor(Math.random() * 700)));
-        child.proc.kill('SIGKILL');
-        const { signal } = await child.exited;
-        expect(signal).toBe('SIGKILL');
-        progress.push((await store.queries.counts()).totalSignatures);
-        if ((await store.getState(STATE_KEYS.backfillDone)) !== undefined) break;
-      }
+      const progress = await killAndRestart(store, childEnv(ledger.url, db, base, `${base}/jup`, 50), 5);
       // Each restart resumed (progress never went back) and at least two kills hit mid-backfill.
       expect(progress).toEqual([...progress].sort((a, b) => a - b));
       expect(progress.filter((n) => n > 0 && n < txs.length).length).toBeGreaterThanOrEqual(2);
-
-      const last = spawnIndexerChild(env);
-      await last.waitForLine('DONE', 50_000);
-      expect((await last.exited).code).toBe(0);
-
       expect(await storedEventLines(store, poolsOf(fixture.events))).toEqual(expectedEventLines(fixture.events));
       const counts = await store.queries.counts();
       expect(counts.totalSignatures).toBe(txs.length);
