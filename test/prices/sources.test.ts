@@ -80,6 +80,19 @@ describe('Hermes source', () => {
   });
 });
 
+describe('Hermes without a valid key', () => {
+  it('answers 401 → retryable, then pauses instead of asking again for every hour', async () => {
+    const s = await priceServer({ hermesPrice: hermesHistory, hermesStatus: () => 401 });
+    const clock = new ManualClock(HOUR);
+    const src = createHermesSource({ common: createCommon({ clock }), url: s.hermesUrl, feeds: KNOWN_PYTH_FEEDS, retryDelayMs: 1 });
+    for (let i = 0; i < 3; i++) await expect(src.priceAt([SOL], HOUR - i * 3_600_000)).rejects.toMatchObject({ retryable: true });
+    expect(s.hermesRequests).toHaveLength(1);
+    clock.advance(600_001);
+    await expect(src.priceAt([SOL], HOUR)).rejects.toMatchObject({ retryable: true });
+    expect(s.hermesRequests).toHaveLength(2);
+  });
+});
+
 describe('Jupiter source', () => {
   it('sends x-api-key, asks ≤ 50 ids per request and reuses a current price for other hours', async () => {
     const s = await priceServer({ jupiterPrice: (m) => (m === NOPE ? undefined : m === WIF ? 2.5 : 0.01) });

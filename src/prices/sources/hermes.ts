@@ -34,6 +34,8 @@ export function createHermesSource(o: HermesSourceOptions): PriceSource {
   });
   const retries = o.retries ?? 2;
   const retryDelayMs = o.retryDelayMs ?? 250;
+  /** After a 401/403 (PYTH_API_KEY missing or rejected) Hermes is not asked again for a while. */
+  let authBlockedUntil = 0;
   const feedOf = new Map(Object.entries(o.feeds).map(([mint, id]) => [mint, normalizeFeedId(id)]));
 
   return {
@@ -43,6 +45,9 @@ export function createHermesSource(o: HermesSourceOptions): PriceSource {
       const out = new Map<string, PriceQuote>();
       const wanted = mints.filter((m) => feedOf.has(m));
       if (wanted.length === 0) return out;
+      if (o.common.clock.now() < authBlockedUntil) {
+        throw new AppError('PRICE_SOURCE_UNAVAILABLE', 'pyth hermes: not authorised (PYTH_API_KEY missing or rejected); paused', { retryable: true });
+      }
       const hourS = Math.floor(hourMs / 1000);
       const ids = [...new Set(wanted.map((m) => feedOf.get(m)!))];
       let update;
@@ -54,6 +59,13 @@ export function createHermesSource(o: HermesSourceOptions): PriceSource {
           const msg = e instanceof Error ? e.message : String(e);
           // 404: Hermes has no update at that time for these ids (before its archive) — definitive.
           if (/status: 404/.test(msg)) return out;
+          if (/status: 40[13]/.test(msg)) {
+            // A key problem is not transient per request, but the prices are still Pyth's to give:
+            // stay retryable (the games wait un-priced) and stop hammering Hermes for 10 minutes.
+            authBlockedUntil = o.common.clock.now() + 600_000;
+            o.common.logger.error({ status: msg.slice(0, 40) }, 'Pyth Hermes refused the request: set PYTH_API_KEY (games in Pyth-priced tokens stay un-priced until then)');
+            throw new AppError('PRICE_SOURCE_UNAVAILABLE', `pyth hermes: ${msg.slice(0, 200)}`, { retryable: true, cause: e });
+          }
           if (attempt >= retries) throw new AppError('PRICE_SOURCE_UNAVAILABLE', `pyth hermes: ${msg.slice(0, 200)}`, { retryable: true, cause: e });
           await new Promise((r) => setTimeout(r, Math.random() * retryDelayMs * 2 ** attempt));
         }
