@@ -217,10 +217,15 @@ export function createIndexer(o: IndexerOptions): Indexer {
     return run;
   };
 
+  /** Back-to-back wake-ups (a busy logsSubscribe) still leave this much between pass starts, ms. */
+  const MIN_PASS_GAP_MS = 250;
   async function tailLoop(): Promise<void> {
     while (!stopped) {
+      const began = Date.now();
       await enqueuePass();
       await waitWake(o.config.pollIntervalMs);
+      const gap = began + MIN_PASS_GAP_MS - Date.now();
+      if (gap > 0 && !stopped) await sleep(gap, abort.signal).catch(() => undefined);
     }
   }
 
