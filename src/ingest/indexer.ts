@@ -125,7 +125,8 @@ export function createIndexer(o: IndexerOptions): Indexer {
   async function init(): Promise<void> {
     const desired = Math.floor(clock.now() / 1000) - o.config.backfillDays * 86_400;
     const storedCutoff = Number(await store.getState(STATE_KEYS.backfillCutoff));
-    backfillDone = (await store.getState(STATE_KEYS.backfillDone)) !== undefined;
+    // '' = not done (set when the range is extended; sync-state rows are never deleted).
+    backfillDone = Boolean(await store.getState(STATE_KEYS.backfillDone));
     if (!Number.isFinite(storedCutoff) || storedCutoff <= 0) {
       cutoff = desired;
       await store.setState({ [STATE_KEYS.backfillCutoff]: String(cutoff) });
@@ -133,7 +134,7 @@ export function createIndexer(o: IndexerOptions): Indexer {
       // BACKFILL_DAYS was raised: extend the backfill further back from where it stopped.
       cutoff = desired;
       backfillDone = false;
-      await store.setState({ [STATE_KEYS.backfillCutoff]: String(cutoff) });
+      await store.setState({ [STATE_KEYS.backfillCutoff]: String(cutoff), [STATE_KEYS.backfillDone]: '' });
       logger.info({ backfill_days: o.config.backfillDays }, 'backfill range extended');
     } else {
       cutoff = storedCutoff;

@@ -102,8 +102,8 @@ describe('indexer over a controlled chain (fixture)', () => {
     expect(refetched).toBeLessThanOrEqual(fixtureTxs.length - failedCount - (partial - failedCount) + 200);
   });
 
-  it('backfills only BACKFILL_DAYS back (by blockTime)', async () => {
-    const ledger = track(await startLedger({ txs: fixtureTxs, mints: fixture.mints })) as Ledger;
+  it('backfills only BACKFILL_DAYS back (by blockTime), and further back when it is raised', async () => {
+    const ledger = track(await startLedger({ txs: fixtureTxs, mints: fixture.mints, delayMs: 5 })) as Ledger;
     const store = await setupStore();
     const indexer = track(buildIndexer({ rpcUrl: ledger.url, store, clock: new ManualClock(fixture.nowMs), backfillDays: 30 })) as Indexer;
     await indexer.start();
@@ -114,6 +114,22 @@ describe('indexer over a controlled chain (fixture)', () => {
     expect(recent.length).toBeGreaterThan(50);
     expect(recent.length).toBeLessThan(fixture.events.length);
     expect(await storedEventLines(store, poolsOf(fixture.events))).toEqual(expectedEventLines(recent));
+    await indexer.stop();
+
+    // BACKFILL_DAYS raised: the next start extends the backfill from where it stopped — even
+    // when that run is interrupted before it finishes (the old "done" mark must not stick).
+    const wider = buildIndexer({ rpcUrl: ledger.url, store, clock: new ManualClock(fixture.nowMs), backfillDays: 500, options: { pageSize: 100 } });
+    const before = (await store.queries.counts()).totalSignatures;
+    await wider.start();
+    await waitFor(async () => (await store.queries.counts()).totalSignatures > before, 10_000, 'the extension to start');
+    await wider.stop();
+    expect(await store.getState(STATE_KEYS.backfillDone)).toBe('');
+    const again = track(buildIndexer({ rpcUrl: ledger.url, store, clock: new ManualClock(fixture.nowMs), backfillDays: 500 })) as Indexer;
+    await again.start();
+    await again.backfilled();
+    await again.syncNow();
+    expect(again.controller.state().backfillDone).toBe(true);
+    expect(await storedEventLines(store, poolsOf(fixture.events))).toEqual(expectedEventLines(fixture.events));
   });
 });
 
