@@ -21,6 +21,8 @@ const MAX_PAYOUT_SHARE = 0.005;
 export const BONK_WHALE_WAGER = 1_500_000_000_000_000_000n;
 export const BONK_WHALE_GAMES = 7;
 export const WHALE_COUNT = 5;
+/** The platform of the BONK whale's scheduled games. */
+export const WHALE_PLATFORM = 1;
 const PLATFORM_COUNT = 24;
 export const LPS_PER_POOL = 8;
 
@@ -123,7 +125,9 @@ export async function createEconomy(o: EconomyOptions): Promise<Economy> {
       index: i,
       address: hashedAddress(seed, 'creator', i),
       creatorFeeBps: fees[r.int(fees.length)]!,
-      jackpotFeeBps: r.chance(0.6) ? 10 : 0,
+      // Platform 1 (always on) takes no jackpot fee: it hosts the BONK whale, whose fees would
+      // otherwise grow one jackpot to a size that swamps every other player's result.
+      jackpotFeeBps: r.chance(0.6) && i !== WHALE_PLATFORM ? 10 : 0,
       games,
       tokenWeights,
       startSegment,
@@ -167,7 +171,7 @@ export async function createEconomy(o: EconomyOptions): Promise<Economy> {
       bonusMint: await gambaPda(SEEDS.bonusMint, addressBytes(poolAddr)),
       createdSegment: s.created,
       initialLiquidity,
-      initialJackpot: tokenUnits(2_000, s.token, price),
+      initialJackpot: tokenUnits(200, s.token, price),
       customPoolFeeBps: s.custom?.[0] ?? null,
       customGambaFeeBps: s.custom?.[1] ?? null,
       poolFeeBps,

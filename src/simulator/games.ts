@@ -19,6 +19,8 @@ export interface BetVariant {
   maxBps: number;
   /** Expected value of the table (1 = fair). */
   ev: number;
+  /** The play's metadata string, "0:<game>:<label>". */
+  metadata: string;
 }
 
 const RED_POCKETS = new Set([1, 3, 5, 7, 9, 12, 14, 16, 18, 19, 21, 23, 25, 27, 30, 32, 34, 36]);
@@ -66,7 +68,8 @@ const raw: [GameKind, string, number[]][] = [
 
 function variant(id: number, game: GameKind, label: string, bet: number[]): BetVariant {
   const ev = bet.reduce((a, b) => a + b, 0) / bet.length / 10000;
-  return { id, game, label, bet, maxBps: Math.max(...bet), ev };
+  // Frozen: events share the table instead of copying it per game.
+  return { id, game, label, bet: Object.freeze(bet), maxBps: Math.max(...bet), ev, metadata: `0:${game}:${label}` };
 }
 
 export const VARIANTS: readonly BetVariant[] = raw.map(([g, l, b], i) => variant(i, g, l, b));

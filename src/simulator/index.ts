@@ -75,6 +75,8 @@ export interface Simulator {
   groundTruth(opts?: { maxSlot?: number }): AsyncIterable<GroundTruthEvent>;
   /** Writes the ground truth as NDJSON (u64 as decimal strings); returns the number of events. */
   exportEvents(file: string, opts?: { maxSlot?: number }): Promise<number>;
+  /** Resolves when the first pass over the history is done (every answer is then immediate). */
+  ready(): Promise<void>;
   /** Replaces the active faults (null = none). */
   setFaults(spec: string | FaultSpec | null): void;
   stop(): Promise<void>;
@@ -110,9 +112,10 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const pubsub = createLogsPubSub(view);
   const app = buildSimulatorServer({ rpc, pubsub, prices, clock, faults: () => dice });
 
-  // Compute the history's pool snapshots before answering (a few seconds per million games);
-  // the server would otherwise do it on the first getTransaction of the newest segment.
-  await ledger.stateBefore(Math.max(0, timeline.historySegments));
+  // The first pass over the history (pool snapshots, ~13 µs per game) runs in the background:
+  // getSignaturesForAddress answers at once; a getTransaction waits until the pass reaches it.
+  const historyPass = ledger.stateBefore(Math.max(0, timeline.historySegments)).then(() => undefined);
+  historyPass.catch(() => undefined);
 
   const host = opts.host ?? '127.0.0.1';
   await app.listen({ host, port: opts.port ?? 0 });
@@ -137,6 +140,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     exportEvents(file, o = {}) {
       return exportGroundTruth(view, file, o.maxSlot ?? clock.slot('confirmed'));
     },
+    ready: () => historyPass,
     setFaults(spec) {
       dice = createFaultDice(seed, normalizeFaults(spec));
     },

@@ -88,11 +88,10 @@ export class Rng {
     return out;
   }
 
-  /** Lowercase hex string of `chars` characters. */
+  /** Lowercase hex string of `chars` characters (even). */
   hex(chars: number): string {
-    let s = '';
-    while (s.length < chars) s += this.u32().toString(16).padStart(8, '0');
-    return s.slice(0, chars);
+    const bytes = this.fill(HEX_SCRATCH.subarray(0, chars >> 1));
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('hex');
   }
 
   /** Standard normal (Box–Muller). */
@@ -121,6 +120,8 @@ export class Rng {
     return k;
   }
 }
+
+const HEX_SCRATCH = new Uint8Array(64);
 
 /** Samples ranks 0..n-1 with probability ∝ 1/(rank+1)^s (Zipf), by binary search on the CDF. */
 export class Zipf {

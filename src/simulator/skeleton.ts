@@ -1,9 +1,9 @@
-import { BONK_WHALE_GAMES, BONK_WHALE_WAGER, LPS_PER_POOL, WHALE_COUNT, type Economy, type PlatformDef, type PoolDef } from './economy.js';
+import { BONK_WHALE_GAMES, BONK_WHALE_WAGER, LPS_PER_POOL, WHALE_COUNT, WHALE_PLATFORM, type Economy, type PlatformDef, type PoolDef } from './economy.js';
 import { VARIANTS_BY_GAME, WHALE_VARIANT, type BetVariant, type GameKind } from './games.js';
 import type { PriceBook } from './prices.js';
 import { fmix32, pickWeighted, Rng } from './rng.js';
 import { isSkippedSlot, slotTimeMs, type Timeline } from './timeline.js';
-import { BONK } from './tokens.js';
+import { BONK, TOKENS } from './tokens.js';
 
 /**
  * The stateless layer of the chain: everything about a segment's transactions that does not
@@ -27,7 +27,6 @@ export interface GameSkel {
   wager: bigint;
   clientSeed: string;
   rngSeed: string;
-  nextRngSeedHashed: string;
   metadata: string;
   jackpotResult: bigint;
   playSlot: number;
@@ -56,7 +55,7 @@ export interface TxSkel {
   cuLimit: number;
   programCu: number;
   feePayerLamports: number;
-  sigStr?: string;
+  sigStr: string | undefined;
 }
 
 export interface SegmentSkel {
@@ -154,10 +153,17 @@ export function createSkeletonGenerator(o: SkeletonOptions): (index: number) => 
   const historyStartMs = slotTimeMs(tl.historyStartSlot);
   const historyEndMs = slotTimeMs(tl.startSlot);
   const whaleSegs = whaleSegments(tl.historySegments);
+  const bonkPool = eco.pools.find((p) => p.token === BONK)!;
+  // Per-player preferences are pure functions of the seed; cached because they are hot.
+  const home = new Int16Array(eco.playerCount).fill(-1);
+  const fav = new Int8Array(eco.playerCount).fill(-1);
+  const homeOf = (p: number) => (home[p]! >= 0 ? home[p]! : (home[p] = eco.homePlatform(p)));
+  const favOf = (p: number) => (fav[p]! >= 0 ? fav[p]! : (fav[p] = eco.favoriteToken(p)));
+  const popularity = new Map(eco.platforms.map((p) => [p, p.games.map((g) => GAME_POPULARITY[g])]));
 
   function choosePlatform(r: Rng, player: number, seg: number): PlatformDef {
-    const home = eco.platforms[eco.homePlatform(player)]!;
-    if (r.chance(0.7) && eco.platformActive(home, seg)) return home;
+    const h = eco.platforms[homeOf(player)]!;
+    if (r.chance(0.7) && eco.platformActive(h, seg)) return h;
     for (let tries = 0; tries < 24; tries++) {
       const p = eco.platforms[eco.platformZipf.sample(r.next())]!;
       if (eco.platformActive(p, seg)) return p;
@@ -165,22 +171,8 @@ export function createSkeletonGenerator(o: SkeletonOptions): (index: number) => 
     return eco.platforms[0]!;
   }
 
-  function choosePool(r: Rng, player: number, platform: PlatformDef, seg: number): PoolDef | null {
-    const fav = eco.favoriteToken(player);
-    let token = -1;
-    if (platform.tokenWeights[fav]! > 0 && eco.poolsFor(fav, seg).length > 0 && r.chance(0.5)) token = fav;
-    else {
-      const w = platform.tokenWeights.map((x, t) => (eco.poolsFor(t, seg).length > 0 ? x : 0));
-      if (w.every((x) => x === 0)) return null;
-      token = pickWeighted(w, r.next());
-    }
-    const pools = eco.poolsFor(token, seg);
-    if (pools.length === 0) return null;
-    return pools[pickWeighted(pools.map((p) => p.weight), r.next())]!;
-  }
-
   function chooseVariant(r: Rng, platform: PlatformDef): BetVariant {
-    const game = platform.games[pickWeighted(platform.games.map((g) => GAME_POPULARITY[g]), r.next())]!;
+    const game = platform.games[pickWeighted(popularity.get(platform)!, r.next())]!;
     const vs = VARIANTS_BY_GAME.get(game)!;
     return vs[r.int(vs.length)]!;
   }
@@ -194,34 +186,43 @@ export function createSkeletonGenerator(o: SkeletonOptions): (index: number) => 
     // Plays that fail never settle: draw a few more so that settled games average the rate asked.
     const settledMean = b.live ? o.liveRate * ((span * 400) / 1000) : o.playsPerDay * days * seasonality(midMs, historyStartMs, historyEndMs);
     const gameMean = settledMean / (1 - PLAY_FAIL);
+    // Pools open for games in this segment, by token (created in an earlier segment).
+    const poolsByToken = TOKENS.map((t) => eco.poolsFor(t.index, index));
+    const poolWeights = poolsByToken.map((ps) => ps.map((p) => p.weight));
+    const priceAtStart = TOKENS.map((t) => prices.usdAtMs(t, slotTimeMs(b.first)));
 
-    type Draft = Omit<TxSkel, 'gen' | 'sig'>;
-    const drafts: Draft[] = [];
-    const base = (kind: TxKind, slot: number, extra: Partial<Draft> = {}): Draft => ({
-      slot: unskip(slot),
-      kind,
-      fail: null,
-      games: [],
-      pool: null,
-      actor: -1,
-      u1: r.next(),
-      u2: r.next(),
-      initial: false,
-      emitCpi: false,
-      v0: false,
-      cuPrice: r.int(5) === 0 ? 0 : 1000 + r.int(200_000),
-      cuLimit: 0,
-      programCu: 0,
-      feePayerLamports: Math.floor(r.logNormal(2e9, 1.2)) + 10_000_000,
-      ...extra,
-    });
+    const txs: TxSkel[] = [];
+    const tx = (kind: TxKind, slot: number, pool: PoolDef | null, actor: number, programCu: number): TxSkel => {
+      const t: TxSkel = {
+        gen: txs.length,
+        slot: unskip(slot),
+        sig: EMPTY_SIG,
+        kind,
+        fail: null,
+        games: [],
+        pool,
+        actor,
+        u1: r.next(),
+        u2: r.next(),
+        initial: false,
+        emitCpi: false,
+        v0: false,
+        cuPrice: r.int(5) === 0 ? 0 : 1000 + r.int(200_000),
+        cuLimit: 0,
+        programCu,
+        feePayerLamports: Math.floor(r.logNormal(2e9, 1.2)) + 10_000_000,
+        sigStr: undefined,
+      };
+      txs.push(t);
+      return t;
+    };
 
     // Pools created in this segment: pool_initialize, then the initial deposit by the same LP.
     for (const pool of eco.pools) {
       if (pool.createdSegment !== index) continue;
       const at = b.first + 2 + pool.index * 3;
-      drafts.push(base('poolInit', at, { pool, actor: 0, programCu: 60_000 + r.int(20_000) }));
-      drafts.push(base('poolOp', at + 1, { pool, actor: 0, initial: true, programCu: 25_000 + r.int(8_000) }));
+      tx('poolInit', at, pool, 0, 60_000 + r.int(20_000));
+      tx('poolOp', at + 1, pool, 0, 25_000 + r.int(8_000)).initial = true;
     }
 
     // Games.
@@ -230,10 +231,10 @@ export function createSkeletonGenerator(o: SkeletonOptions): (index: number) => 
     // Plays start after the segment's pool creations (if any) and leave room for the settle
     // (≤ 3 slots later, +2 for a retried settle, +1 for a skipped slot) inside the segment.
     const lead = eco.pools.some((p) => p.createdSegment === index) ? 40 : 2;
-    const makeGame = (player: number, platform: PlatformDef, pool: PoolDef, variant: BetVariant, wager: bigint): GameSkel => {
+    const makeGame = (player: number, platform: PlatformDef, pool: PoolDef, variant: BetVariant, wager: bigint): void => {
       const playSlot = unskip(b.first + lead + r.int(span - lead - 9));
       const settleSlot = unskip(playSlot + 1 + r.int(3));
-      return {
+      games.push({
         seq: games.length,
         player,
         platform,
@@ -242,52 +243,59 @@ export function createSkeletonGenerator(o: SkeletonOptions): (index: number) => 
         wager,
         clientSeed: r.chance(0.8) ? r.hex(8) : r.hex(16),
         rngSeed: r.hex(32),
-        nextRngSeedHashed: r.hex(64),
-        metadata: `0:${variant.game}:${variant.label}`,
+        metadata: variant.metadata,
         jackpotResult: BigInt(Math.floor(r.next() * 1e10)),
         playSlot,
         settleSlot,
         playFailed: false,
-      };
+      });
     };
     for (let k = 0; k < n; k++) {
       const whale = r.chance(0.01);
       const player = whale ? r.int(WHALE_COUNT) : WHALE_COUNT + eco.playerZipf.sample(r.next());
       const platform = choosePlatform(r, player, index);
-      const pool = choosePool(r, player, platform, index);
-      if (!pool) continue;
+      // Token: often the player's favourite when the platform offers it, else the platform's mix.
+      const f = favOf(player);
+      let token: number;
+      if (platform.tokenWeights[f]! > 0 && poolsByToken[f]!.length > 0 && r.chance(0.5)) token = f;
+      else {
+        let total = 0;
+        for (let t = 0; t < TOKENS.length; t++) if (poolsByToken[t]!.length > 0) total += platform.tokenWeights[t]!;
+        if (total === 0) continue;
+        let x = r.next() * total;
+        token = 0;
+        for (let t = 0; t < TOKENS.length; t++) {
+          if (poolsByToken[t]!.length === 0) continue;
+          token = t;
+          x -= platform.tokenWeights[t]!;
+          if (x < 0) break;
+        }
+      }
+      const pools = poolsByToken[token]!;
+      const pool = pools.length === 1 ? pools[0]! : pools[pickWeighted(poolWeights[token]!, r.next())]!;
       const variant = chooseVariant(r, platform);
-      let usd = whale ? Math.min(r.logNormal(300, 1.0), 50_000) : Math.min(r.logNormal(3, 1.4), 20_000);
+      let usd = whale ? Math.min(r.logNormal(300, 1.0), 20_000) : Math.min(r.logNormal(3, 1.4), 5_000);
       usd = Math.max(0.05, Math.min(usd, pool.maxPayoutUsd / (variant.maxBps / 10_000)));
-      const price = prices.usdAtMs(pool.token, slotTimeMs(b.first));
-      let units = BigInt(Math.max(1, Math.round((usd / price) * 10 ** pool.token.decimals)));
+      let units = BigInt(Math.max(1, Math.round((usd / priceAtStart[token]!) * 10 ** pool.token.decimals)));
       if (r.chance(0.6)) units = roundWager(units);
-      games.push(makeGame(player, platform, pool, variant, units));
+      makeGame(player, platform, pool, variant, units);
     }
     // The BONK whale (player 0): 1.5·10^18-unit wagers so its BONK volume passes 2^63.
     for (const s of whaleSegs) {
-      if (s !== index) continue;
-      const pool = eco.pools.find((p) => p.token === BONK)!;
-      games.push(makeGame(0, eco.platforms[0]!, pool, WHALE_VARIANT, BONK_WHALE_WAGER));
+      if (s === index) makeGame(0, eco.platforms[WHALE_PLATFORM]!, bonkPool, WHALE_VARIANT, BONK_WHALE_WAGER);
     }
 
     // Transactions of the games: play (player-signed), then the RNG's settle 1–3 slots later.
     const bySlot = [...games].sort((a, b2) => a.playSlot - b2.playSlot || a.seq - b2.seq);
-    let pendingBatch: { game: GameSkel; draft: Draft } | null = null;
+    let pendingBatch: { game: GameSkel; settle: TxSkel } | null = null;
     for (const g of bySlot) {
       // The whale's scheduled games always settle (their sum must pass 2^63).
       const playFail = r.chance(PLAY_FAIL) && g.variant !== WHALE_VARIANT;
-      drafts.push(
-        base('play', g.playSlot, {
-          games: [g],
-          pool: g.pool,
-          actor: g.player,
-          fail: playFail ? (r.chance(0.6) ? 'insufficientFunds' : 'anchor') : null,
-          v0: r.chance(0.4),
-          cuLimit: r.chance(0.6) ? 250_000 : 0,
-          programCu: 26_000 + r.int(10_000),
-        }),
-      );
+      const play = tx('play', g.playSlot, g.pool, g.player, 26_000 + r.int(10_000));
+      play.games.push(g);
+      play.fail = playFail ? (r.chance(0.6) ? 'insufficientFunds' : 'anchor') : null;
+      play.v0 = r.chance(0.4);
+      play.cuLimit = r.chance(0.6) ? 250_000 : 0;
       if (playFail) {
         g.playFailed = true;
         pendingBatch = null;
@@ -295,15 +303,21 @@ export function createSkeletonGenerator(o: SkeletonOptions): (index: number) => 
       }
       const cpi = r.chance(EMIT_CPI);
       if (r.chance(SETTLE_RETRY)) {
-        drafts.push(base('settle', g.settleSlot, { games: [g], pool: g.pool, actor: g.player, fail: 'settleRetry', v0: true, emitCpi: false, programCu: 30_000 + r.int(10_000) }));
+        const failed = tx('settle', g.settleSlot, g.pool, g.player, 30_000 + r.int(10_000));
+        failed.games.push(g);
+        failed.fail = 'settleRetry';
+        failed.v0 = true;
         g.settleSlot = unskip(g.settleSlot + 2);
-        drafts.push(base('settle', g.settleSlot, { games: [g], pool: g.pool, actor: g.player, v0: true, emitCpi: cpi, programCu: 40_000 + r.int(20_000) }));
+        const ok = tx('settle', g.settleSlot, g.pool, g.player, 40_000 + r.int(20_000));
+        ok.games.push(g);
+        ok.v0 = true;
+        ok.emitCpi = cpi;
         pendingBatch = null;
         continue;
       }
       // The RNG sometimes settles two games in one transaction (two rng_settle instructions).
       if (pendingBatch && r.chance(BATCH_SETTLE)) {
-        const prev = pendingBatch.draft;
+        const prev = pendingBatch.settle;
         const slot = Math.max(prev.slot, g.settleSlot);
         prev.slot = slot;
         pendingBatch.game.settleSlot = slot;
@@ -313,9 +327,11 @@ export function createSkeletonGenerator(o: SkeletonOptions): (index: number) => 
         pendingBatch = null;
         continue;
       }
-      const draft = base('settle', g.settleSlot, { games: [g], pool: g.pool, actor: g.player, v0: true, emitCpi: cpi, programCu: 40_000 + r.int(20_000) });
-      drafts.push(draft);
-      pendingBatch = { game: g, draft };
+      const settle = tx('settle', g.settleSlot, g.pool, g.player, 40_000 + r.int(20_000));
+      settle.games.push(g);
+      settle.v0 = true;
+      settle.emitCpi = cpi;
+      pendingBatch = { game: g, settle };
     }
 
     // Pool deposits and withdrawals (direction and size are decided by the ledger from state).
@@ -323,17 +339,14 @@ export function createSkeletonGenerator(o: SkeletonOptions): (index: number) => 
     if (openPools.length > 0) {
       // About one LP action per 400 games, and at least a few a day.
       const ops = r.poisson(gameMean / 400 + 3 * days);
+      const weights = openPools.map((p) => (p.token === BONK ? 0.5 : 1));
       for (let k = 0; k < ops; k++) {
-        const pool = openPools[pickWeighted(openPools.map((p) => (p.token === BONK ? 0.5 : 1)), r.next())]!;
-        drafts.push(
-          base('poolOp', b.first + 10 + r.int(span - 12), {
-            pool,
-            actor: 1 + r.int(LPS_PER_POOL - 1),
-            fail: r.chance(POOL_OP_FAIL) ? 'anchor' : null,
-            emitCpi: r.chance(EMIT_CPI),
-            programCu: 25_000 + r.int(8_000),
-          }),
-        );
+        const pool = openPools[pickWeighted(weights, r.next())]!;
+        const slot = b.first + 10 + r.int(span - 12);
+        const actor = 1 + r.int(LPS_PER_POOL - 1);
+        const op = tx('poolOp', slot, pool, actor, 25_000 + r.int(8_000));
+        op.fail = r.chance(POOL_OP_FAIL) ? 'anchor' : null;
+        op.emitCpi = r.chance(EMIT_CPI);
       }
     }
 
@@ -349,32 +362,31 @@ export function createSkeletonGenerator(o: SkeletonOptions): (index: number) => 
       for (let k = 0; k < count; k++) {
         const player = WHALE_COUNT + eco.playerZipf.sample(r.next());
         const pool = eco.pools[r.int(eco.pools.length)]!;
-        drafts.push(
-          base(kind, b.first + 10 + r.int(span - 12), {
-            actor: kind === 'distributeFees' ? -1 : player,
-            pool: kind === 'distributeFees' || kind === 'playerClaim' ? pool : null,
-            fail: r.chance(OTHER_FAIL) ? 'anchor' : null,
-            programCu: 8_000 + r.int(12_000),
-          }),
-        );
+        const withPool = kind === 'distributeFees' || kind === 'playerClaim';
+        const slot = b.first + 10 + r.int(span - 12);
+        const other = tx(kind, slot, withPool ? pool : null, kind === 'distributeFees' ? -1 : player, 8_000 + r.int(12_000));
+        other.fail = r.chance(OTHER_FAIL) ? 'anchor' : null;
       }
     }
 
     // Signatures: 56 random bytes + (segment, gen) masked by a keyed hash of those bytes, so
     // any signature can be located without an index (ledger.locate) — 64 bytes like ed25519's.
-    const txs: TxSkel[] = drafts.map((d, gen) => {
-      const sig = r.fill(new Uint8Array(64));
+    const sigBytes = r.fill(new Uint8Array(64 * txs.length));
+    for (const t of txs) {
+      const sig = sigBytes.subarray(64 * t.gen, 64 * t.gen + 64);
       const [m1, m2] = locationMasks(seed, sig);
       writeU32(sig, 56, (index ^ m1) >>> 0);
-      writeU32(sig, 60, (gen ^ m2) >>> 0);
-      return { ...d, gen, sig };
-    });
+      writeU32(sig, 60, (t.gen ^ m2) >>> 0);
+      t.sig = sig;
+    }
     txs.sort((a, b2) => a.slot - b2.slot || compareBytes(a.sig, b2.sig));
     const genToPos = new Int32Array(txs.length);
     txs.forEach((t, pos) => (genToPos[t.gen] = pos));
     return { index, first: b.first, end: b.end, live: b.live, txs, genToPos, gameCount: games.length };
   };
 }
+
+const EMPTY_SIG = new Uint8Array(64);
 
 export function compareSignatures(a: Uint8Array, b: Uint8Array): number {
   return compareBytes(a, b);

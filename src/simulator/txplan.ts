@@ -302,7 +302,7 @@ export function planTransaction(real: RealTx, ctx: PlanContext): TxPlan {
       ];
       // #[event_cpi] appends the event authority and the program itself to the accounts.
       if (useCpi) accounts.push([eco.eventAuthority, ''], [GAMBA_PROGRAM_ID, '']);
-      const ix = b.ix(GAMBA_PROGRAM_ID, accounts, gambaIx.rngSettle({ rngSeed: g.rngSeed, nextRngSeedHashed: g.nextRngSeedHashed }));
+      const ix = b.ix(GAMBA_PROGRAM_ID, accounts, gambaIx.rngSettle({ rngSeed: e.rngSeed, nextRngSeedHashed: e.nextRngSeedHashed }));
       lastIx = ix;
       const escrowed = e.wager + out.fees;
       logs.invoke(

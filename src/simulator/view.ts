@@ -109,7 +109,7 @@ export function createChainView(o: { seed: number; ledger: Ledger; clock: ChainC
       });
       const c = compileTx(plan);
       built.set(key, c);
-      if (built.size > 4_000) built.delete(built.keys().next().value as string);
+      if (built.size > 1_000) built.delete(built.keys().next().value as string);
       return c;
     },
     matcher(address) {

@@ -19,7 +19,7 @@ const base58 = getBase58Encoder();
 const base64 = getBase64Decoder();
 
 /** Anchor's decoded event → the shape of src/protocol/events.ts, JSON-friendly. */
-function fromAnchor(name: string, data: Record<string, any>): Record<string, unknown> {
+function fromAnchor(name: string, data: Record<string, any>): { name: string; data: Record<string, unknown> } {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(data)) {
     if (v instanceof web3.PublicKey) out[k] = v.toBase58();
