@@ -52,7 +52,7 @@ export function registerAuth(scope: FastifyInstance, deps: AuthDeps): void {
     const guard = await limiter.peek(guardId, failureLimits);
     if (!guard.allowed) {
       metrics.authFailures.inc({ reason: 'ip_blocked' });
-      throw apiError('RATE_LIMITED', 'Too many failed authentications from this address', { retryAfter: guard.retryAfterSec });
+      throw apiError('RATE_LIMITED', 'Rate limit exceeded: too many failed authentications from this address', { retryAfter: guard.retryAfterSec });
     }
     const outcome = presented.kind === 'key' ? await keys.verify(presented.key) : ({ ok: false, reason: 'malformed' } as const);
     if (!outcome.ok) {
