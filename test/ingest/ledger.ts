@@ -210,13 +210,18 @@ export async function startLedger(o: LedgerOptions): Promise<Ledger> {
       res.end('{"error":"not found"}');
       return;
     }
-    if (o.delayMs) await new Promise((r) => setTimeout(r, o.delayMs));
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    const out = Array.isArray(body) ? body.map(handle) : handle(body);
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(out));
+    try {
+      if (o.delayMs) await new Promise((r) => setTimeout(r, o.delayMs));
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      const out = Array.isArray(body) ? body.map(handle) : handle(body);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(out));
+    } catch {
+      // The client went away (an indexer stopping aborts its requests): nothing to answer.
+      res.destroy();
+    }
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
   ledger.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;

@@ -45,6 +45,8 @@ export async function startScriptedServer(handle: (body: any, n: number) => Repl
       if (res.destroyed) return;
       res.writeHead(r.status ?? 200, { 'content-type': 'application/json', ...r.headers });
       res.end(r.raw ?? JSON.stringify(r.body ?? null));
+    } catch {
+      res.destroy(); // the client aborted
     } finally {
       inFlight--;
     }
