@@ -3,6 +3,7 @@ import type { GambaEvent, GameSettled, PoolChange, PoolCreated } from '../protoc
 import { fromBase58 } from './addresses.js';
 import { JACKPOT_PROBABILITY_UBPS, type Economy, type PoolDef } from './economy.js';
 import type { PriceBook } from './prices.js';
+import { fmix32 } from './rng.js';
 import { createSkeletonGenerator, locationMasks, readU32, type GameSkel, type SegmentSkel, type TxSkel } from './skeleton.js';
 import type { Timeline } from './timeline.js';
 
@@ -74,6 +75,11 @@ export interface Ledger {
   locate(signature: string, maxSegment: number): { seg: SegmentSkel; tx: TxSkel } | null;
   /** Highest segment whose start state is known (snapshots computed so far). */
   readonly snapshotsThrough: number;
+  /**
+   * Whether player `player` may have transactions in segment `index` (a Bloom filter built by
+   * the first pass: false is certain, true may be a false positive, unknown segments say true).
+   */
+  mayHavePlayer(index: number, player: number): boolean;
 }
 
 export interface LedgerOptions {
@@ -113,6 +119,10 @@ function checkU64(v: bigint, what: string): bigint {
 
 function cloneState(s: ChainState): ChainState {
   return { pools: s.pools.map((p) => ({ ...p })), nonce: s.nonce };
+}
+
+function bloomHashes(player: number, bits: number): [number, number] {
+  return [fmix32(player * 2 + 1) % bits, fmix32(player * 2 + 0x9e3779b9) % bits];
 }
 
 /** LRU by insertion order of a Map. */
@@ -302,6 +312,27 @@ export function createLedger(o: LedgerOptions): Ledger {
     return { seg: { skel, txs }, end: st };
   }
 
+  // Per-segment Bloom filters of the players present, so that getSignaturesForAddress for one
+  // player skips most segments without rebuilding them (8 bits per player, 2 hashes: ~5 % false hits).
+  const playerBlooms: Uint32Array[] = [];
+  function playerBloom(skel: SegmentSkel): Uint32Array {
+    let n = 0;
+    for (const t of skel.txs) if (t.actor >= 0 && t.kind !== 'poolOp' && t.kind !== 'poolInit') n += Math.max(1, t.games.length);
+    const bloom = new Uint32Array(Math.max(2, Math.ceil((n * 8) / 32)));
+    const bits = bloom.length * 32;
+    const add = (player: number) => {
+      const [h1, h2] = bloomHashes(player, bits);
+      bloom[h1 >>> 5]! |= 1 << (h1 & 31);
+      bloom[h2 >>> 5]! |= 1 << (h2 & 31);
+    };
+    for (const t of skel.txs) {
+      if (t.kind === 'poolOp' || t.kind === 'poolInit') continue;
+      for (const g of t.games) add(g.player);
+      if (t.actor >= 0) add(t.actor);
+    }
+    return bloom;
+  }
+
   let lastYield = performance.now();
   async function ensureSnapshot(index: number): Promise<void> {
     while (snapshots.length <= index) {
@@ -309,6 +340,7 @@ export function createLedger(o: LedgerOptions): Ledger {
       // Skeletons of the pass are not cached (a year is thousands of them); the last ones will be.
       const skel = lruGet(skeletons, k) ?? generate(k);
       snapshots.push(advance(skel, snapshots[k]!));
+      playerBlooms[k] = playerBloom(skel);
       // Let the server answer other requests during a long first pass (10M-game histories).
       if (performance.now() - lastYield > 15) {
         await new Promise<void>((r) => setImmediate(r));
@@ -348,6 +380,13 @@ export function createLedger(o: LedgerOptions): Ledger {
       const tx = seg.txs[seg.genToPos[gen]!]!;
       for (let i = 0; i < 64; i++) if (tx.sig[i] !== bytes[i]) return null;
       return { seg, tx };
+    },
+    mayHavePlayer(index, player) {
+      const bloom = playerBlooms[index];
+      if (!bloom) return true;
+      const bits = bloom.length * 32;
+      const [h1, h2] = bloomHashes(player, bits);
+      return (bloom[h1 >>> 5]! & (1 << (h1 & 31))) !== 0 && (bloom[h2 >>> 5]! & (1 << (h2 & 31))) !== 0;
     },
     get snapshotsThrough() {
       return snapshots.length - 1;

@@ -169,12 +169,14 @@ export function createRpcHandler(view: ChainView): RpcHandler {
     const stop = until ? ledger.locate(until, headSeg) : null;
     const out: unknown[] = [];
     if (!match) return out;
+    const player = view.playerOf(address);
     for (; seg >= 0 && out.length < limit; seg--, pos = null) {
       if (stop && seg < stop.seg.index) break;
+      if (player >= 0 && !ledger.mayHavePlayer(seg, player)) continue;
       const skel = ledger.skeleton(seg);
       for (let i = (pos ?? skel.txs.length) - 1; i >= 0 && out.length < limit; i--) {
         const tx = skel.txs[i]!;
-        if (stop && stop.tx === tx) return out;
+        if (stop && stop.seg.index === seg && stop.tx.gen === tx.gen) return out;
         if (tx.slot > maxSlot) continue;
         if (!match(tx)) continue;
         out.push({

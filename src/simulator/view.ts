@@ -26,6 +26,8 @@ export interface ChainView {
   build(real: RealTx): CompiledTx;
   /** A filter for "transactions that mention this account", or null when the account never appears. */
   matcher(address: string): ((tx: TxSkel) => boolean) | null;
+  /** The player index of a player's wallet / player PDA / game PDA, or -1. */
+  playerOf(address: string): number;
   /** Whether the truncated-logs fault hides this transaction's log events. */
   logsTruncated(tx: TxSkel): boolean;
 }
@@ -38,6 +40,7 @@ export function createChainView(o: { seed: number; ledger: Ledger; clock: ChainC
   const tl = ledger.timeline;
   const built = new Map<string, CompiledTx>();
   let index: Map<string, Matcher> | null = null;
+  const players = new Map<string, number>();
 
   const hasGames = (tx: TxSkel) => tx.kind === 'play' || tx.kind === 'settle';
   const touchesPool = (pool: number) => (tx: TxSkel) =>
@@ -66,9 +69,10 @@ export function createChainView(o: { seed: number; ledger: Ledger; clock: ChainC
     for (let i = 0; i < eco.playerCount; i++) {
       const f: Matcher = (tx) =>
         hasGames(tx) ? tx.games.some((g) => g.player === i) : (tx.kind === 'playerInit' || tx.kind === 'playerClose' || tx.kind === 'playerClaim') && tx.actor === i;
-      m.set(eco.playerAddress(i), f);
-      m.set(eco.playerPda(i), f);
-      m.set(eco.gamePda(i), f);
+      for (const a of [eco.playerAddress(i), eco.playerPda(i), eco.gamePda(i)]) {
+        m.set(a, f);
+        players.set(a, i);
+      }
     }
     return m;
   }
@@ -116,6 +120,10 @@ export function createChainView(o: { seed: number; ledger: Ledger; clock: ChainC
       if (address === GAMBA_PROGRAM_ID) return () => true;
       index ??= buildIndex();
       return index.get(address) ?? null;
+    },
+    playerOf(address) {
+      index ??= buildIndex();
+      return players.get(address) ?? -1;
     },
     logsTruncated(tx) {
       return o.faults().truncated(this.signature(tx));

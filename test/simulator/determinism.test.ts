@@ -117,6 +117,9 @@ describe('determinism', () => {
     for (const account of [d.user, d.creator, d.pool]) {
       const mine = await allSignatures(a.sim.rpcUrl, account);
       expect(mine.some((s) => s.signature === game.signature)).toBe(true);
+      // `until` far back: the walk crosses every segment of the history and stops right there.
+      const untilOldest = await allSignatures(a.sim.rpcUrl, account, { until: mine[mine.length - 1]!.signature });
+      expect(untilOldest.map((s) => s.signature)).toEqual(mine.slice(0, -1).map((s) => s.signature));
       const subset = new Set(sigs.map((s) => s.signature));
       for (const s of mine) expect(subset.has(s.signature)).toBe(true);
       // Every listed transaction really mentions the account.
