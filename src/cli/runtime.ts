@@ -6,6 +6,13 @@ import type { Store } from '../store/index.js';
 
 type Simulator = Awaited<ReturnType<typeof startSimulator>>;
 
+/**
+ * The demo's simulated history: 90 days × 500 games/day (~90k transactions) backfills in a few
+ * minutes on a laptop while the newest games are queryable within seconds (the backfill goes
+ * newest first); the simulator's own default (365 days × 3000/day) would take an hour and GBs.
+ */
+export const DEMO_SIMULATION = { days: 90, playsPerDay: 500 } as const;
+
 export interface IndexingRuntimeOptions {
   common: Common;
   config: Readonly<Config>;
@@ -15,7 +22,7 @@ export interface IndexingRuntimeOptions {
    * DESIGN §1); true: always index the simulator; false: require SOLANA_RPC_URL.
    */
   simulate?: boolean | 'auto';
-  /** Options for the demo simulator (seed, days, liveRate…). */
+  /** Options for the demo simulator (seed, days, liveRate…), over DEMO_SIMULATION. */
   simulator?: Parameters<typeof startSimulator>[0];
   indexer?: Partial<Omit<IndexerOptions, 'common' | 'config' | 'store' | 'rpc' | 'prices'>>;
 }
@@ -40,7 +47,7 @@ export async function startIndexingRuntime(o: IndexingRuntimeOptions): Promise<I
   let simulator: Simulator | undefined;
   let feeds: Record<string, string> | undefined;
   if (demo) {
-    simulator = await startSimulator({ port: 0, ...o.simulator });
+    simulator = await startSimulator({ port: 0, ...DEMO_SIMULATION, ...o.simulator });
     const sim = simulator;
     common.shutdown.register('simulator', () => sim.stop());
     config = {
