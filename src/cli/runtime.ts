@@ -47,7 +47,8 @@ export async function startIndexingRuntime(o: IndexingRuntimeOptions): Promise<I
   let simulator: Simulator | undefined;
   let feeds: Record<string, string> | undefined;
   if (demo) {
-    simulator = await startSimulator({ port: 0, ...DEMO_SIMULATION, ...o.simulator });
+    const simOptions = { port: 0, ...DEMO_SIMULATION, ...o.simulator };
+    simulator = await startSimulator(simOptions);
     const sim = simulator;
     common.shutdown.register('simulator', () => sim.stop());
     config = {
@@ -60,6 +61,8 @@ export async function startIndexingRuntime(o: IndexingRuntimeOptions): Promise<I
       jupiterApiKey: undefined,
       // A loopback simulator, not a provider: RPC_MAX_RPS's default (sized for public mainnet) would only slow the demo.
       rpcMaxRps: Math.max(config.rpcMaxRps, 10_000),
+      // The simulated history is all there is: a cutoff just before it makes progress and ETA honest.
+      backfillDays: Math.min(config.backfillDays, (simOptions.days ?? DEMO_SIMULATION.days) + 1),
     };
     feeds = Object.fromEntries(sim.mints.filter((m) => m.pythFeedId).map((m) => [m.mint, m.pythFeedId!]));
     printDemoBanner(common, sim.rpcUrl);
