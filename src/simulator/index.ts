@@ -146,6 +146,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     },
     stop() {
       stopped ??= (async () => {
+        ledger.dispose();
         await pubsub.close();
         await app.close();
       })();

@@ -80,6 +80,8 @@ export interface Ledger {
    * the first pass: false is certain, true may be a false positive, unknown segments say true).
    */
   mayHavePlayer(index: number, player: number): boolean;
+  /** Stops any running pass (pending calls reject). */
+  dispose(): void;
 }
 
 export interface LedgerOptions {
@@ -145,6 +147,7 @@ export function createLedger(o: LedgerOptions): Ledger {
   const generate = createSkeletonGenerator(o);
   const skeletons = new Map<number, SegmentSkel>();
   const realized = new Map<number, RealSegment>();
+  const inFlight = new Map<number, Promise<RealSegment>>();
   const snapshots: ChainState[] = [{ pools: eco.pools.map(() => ({ liquidity: 0n, lpSupply: 0n, jackpot: 0n })), nonce: 0n }];
 
   function skeleton(index: number): SegmentSkel {
@@ -334,8 +337,10 @@ export function createLedger(o: LedgerOptions): Ledger {
   }
 
   let lastYield = performance.now();
+  let disposed = false;
   async function ensureSnapshot(index: number): Promise<void> {
     while (snapshots.length <= index) {
+      if (disposed) throw new Error('simulator stopped');
       const k = snapshots.length - 1;
       // Skeletons of the pass are not cached (a year is thousands of them); the last ones will be.
       const skel = lruGet(skeletons, k) ?? generate(k);
@@ -354,15 +359,27 @@ export function createLedger(o: LedgerOptions): Ledger {
     economy: eco,
     prices: o.prices,
     skeleton,
-    async realize(index) {
+    realize(index) {
       const hit = lruGet(realized, index);
-      if (hit) return hit;
-      await ensureSnapshot(index);
-      const again = lruGet(realized, index);
-      if (again) return again;
-      const { seg } = apply(skeleton(index), snapshots[index]!);
-      lruSet(realized, index, seg, REALIZED_CACHE);
-      return seg;
+      if (hit) return Promise.resolve(hit);
+      // Concurrent requests for one segment share one rebuild.
+      let p = inFlight.get(index);
+      if (!p) {
+        p = ensureSnapshot(index).then(() => {
+          const { seg } = apply(skeleton(index), snapshots[index]!);
+          lruSet(realized, index, seg, REALIZED_CACHE);
+          return seg;
+        });
+        inFlight.set(index, p);
+        void p.then(
+          () => inFlight.delete(index),
+          () => inFlight.delete(index),
+        );
+      }
+      return p;
+    },
+    dispose() {
+      disposed = true;
     },
     async stateBefore(index) {
       await ensureSnapshot(index);
