@@ -100,9 +100,9 @@ describe('gamba-analytics keys', () => {
 });
 
 describe('gamba-analytics serve', () => {
-  test('serves the store on PORT, a created key works, SIGTERM stops it with exit 0', async () => {
+  test('--no-indexer serves the store on PORT, a created key works, SIGTERM stops it with exit 0', async () => {
     const created = JSON.parse((await cli(['keys', 'create', '--name', 'serve', '--tier', 'standard', '--json'])).stdout);
-    const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', ENTRY, 'serve'], { cwd: ROOT, env: { ...env, PORT: '0', HOST: '127.0.0.1' } });
+    const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', ENTRY, 'serve', '--no-indexer'], { cwd: ROOT, env: { ...env, PORT: '0', HOST: '127.0.0.1' } });
     try {
       const url = await new Promise<string>((resolve, reject) => {
         let out = '';
@@ -129,7 +129,7 @@ describe('gamba-analytics serve', () => {
     const t = await buildTestApp();
     try {
       const port = new URL(t.baseUrl).port;
-      const r = await cli(['serve'], { PORT: port });
+      const r = await cli(['serve', '--no-indexer'], { PORT: port });
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/EADDRINUSE|in use/);
     } finally {

@@ -2,6 +2,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { type Config, loadConfig } from '../../config/index.js';
 import { createCommon, createLogger } from '../../core/index.js';
 import { createStore } from '../../store/index.js';
+import { exitOnSignals } from '../process.js';
 import { startIndexingRuntime } from '../runtime.js';
 
 /**
@@ -40,21 +41,7 @@ async function runIndexer(
 ): Promise<void> {
   const logger = createLogger({ level: config.logLevel, pretty: process.stdout.isTTY === true });
   const common = createCommon({ logger });
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    common.shutdown.close().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        logger.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  exitOnSignals(common);
   try {
     const store = await createStore({ common, config: config.store });
     await startIndexingRuntime({ common, config, store, simulate, simulator, indexer: { progress } });

@@ -1,73 +1,98 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { buildApp, startServer } from '../../api/index.js';
 import { type Config, loadConfig } from '../../config/index.js';
-import { createCommon, createLogger } from '../../core/index.js';
-import { createIdleSyncController } from '../../ingest/index.js';
-import { createKeyService } from '../../keys/index.js';
+import { createCommon, createLogger, type Common } from '../../core/index.js';
+import { createIdleSyncController, type SyncController } from '../../ingest/index.js';
+import { createKeyService, type KeyService } from '../../keys/index.js';
 import { createMemoryRateLimiter } from '../../ratelimit/index.js';
 import { createStore } from '../../store/index.js';
+import { exitOnSignals } from '../process.js';
+import { startIndexingRuntime } from '../runtime.js';
 
 /**
- * `gamba-analytics serve`: opens (and migrates) the store, serves the REST API on HOST:PORT,
- * stops cleanly on SIGTERM/SIGINT (DESIGN §9: stop accepting, finish in-flight requests,
- * close the store, exit 0). Configuration comes from the environment (src/config); flags win.
+ * Demo chain (DESIGN §1 "Demo / first run"): a month of history at mainnet-like volume, then
+ * new games every half second, so the first answers arrive within a minute of `npm start`.
+ */
+export const DEMO_SIMULATOR = { days: 30, playsPerDay: 3000, liveRate: 2 } as const;
+
+interface ServeOptions {
+  port?: number;
+  host?: string;
+  indexer: boolean;
+}
+
+/**
+ * `gamba-analytics serve` (the default of `npm start`): opens (and migrates) the store, runs
+ * the indexer in-process (against SOLANA_RPC_URL, or the built-in simulator when it is unset:
+ * demo mode), and serves the REST API on HOST:PORT. `--no-indexer` serves the API only, for
+ * deployments that run `gamba-analytics index` elsewhere. SIGTERM/SIGINT stop it cleanly.
  */
 export function registerServe(program: Command): void {
   program
-    .command('serve')
-    .description('serve the REST API (configuration from the environment: PORT, HOST, DATABASE_URL, LOG_LEVEL, …)')
+    .command('serve', { isDefault: true })
+    .description('serve the REST API and run the indexer (configuration from the environment: PORT, HOST, DATABASE_URL, SOLANA_RPC_URL, …)')
     .option('--port <port>', 'listen port (overrides PORT)', parsePort)
     .option('--host <host>', 'listen address (overrides HOST)')
-    .action(async (opts: { port?: number; host?: string }) => {
+    .option('--no-indexer', 'serve the API only (another process runs `gamba-analytics index`)')
+    .action(async (opts: ServeOptions) => {
       const overrides: Partial<Config> = {};
       if (opts.port !== undefined) overrides.port = opts.port;
       if (opts.host !== undefined) overrides.host = opts.host;
       const config = loadConfig(process.env, overrides);
-      await serve(config);
+      await serve(config, opts.indexer);
     });
 }
 
-async function serve(config: Readonly<Config>): Promise<void> {
+async function serve(config: Readonly<Config>, withIndexer: boolean): Promise<void> {
   const logger = createLogger({ level: config.logLevel, pretty: process.stdout.isTTY === true });
   const common = createCommon({ logger });
-  const { shutdown } = common;
-
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    shutdown.close().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        logger.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
-
+  exitOnSignals(common);
   try {
     // createStore registers its own close step on common.shutdown.
     const store = await createStore({ common, config: config.store });
     const limiter = createMemoryRateLimiter({ clock: common.clock });
-    shutdown.register('rate-limiter', () => limiter.close());
+    common.shutdown.register('rate-limiter', () => limiter.close());
     const keys = createKeyService({ store: store.keys, clock: common.clock });
-    const sync = createIdleSyncController(common.clock);
+    let sync: SyncController = createIdleSyncController(common.clock);
+    const demo = withIndexer && !config.solanaRpcUrl;
+    if (withIndexer) {
+      const runtime = await startIndexingRuntime({ common, config, store, simulator: DEMO_SIMULATOR });
+      sync = runtime.indexer.controller;
+    }
     const app = await buildApp({ common, store, keys, limiter, sync });
     const server = await startServer({ app, host: config.host, port: config.port });
-    // Registered last, closed first: stop accepting before the store goes away.
-    shutdown.register('http', () => server.close());
-    logger.info({ url: server.url, store: config.store.kind }, 'API listening');
+    // Registered last, closed first: stop accepting before the indexer and the store go away.
+    common.shutdown.register('http', () => server.close());
+    logger.info({ url: server.url, store: config.store.kind, indexer: withIndexer, demo }, 'API listening');
     process.stdout.write(`Gamba Analytics API listening on ${server.url} (docs: ${server.url}/docs)\n`);
-    if ((await store.keys.count()) === 0) {
-      process.stdout.write('No API key exists yet: create one with `npx gamba-analytics keys create --name me --tier standard`\n');
-    }
+    await announceKey(common, keys, server.url, demo, (await store.keys.count()) === 0);
   } catch (err) {
-    await shutdown.close();
+    await common.shutdown.close();
     throw err;
   }
+}
+
+/**
+ * First run: in demo mode a store without keys gets one standard key, printed once with a
+ * ready curl line (only its hash is stored). Elsewhere keys are the operator's call.
+ */
+async function announceKey(common: Common, keys: KeyService, url: string, demo: boolean, noKeys: boolean): Promise<void> {
+  if (!noKeys) return;
+  if (!demo) {
+    process.stdout.write('No API key exists yet: create one with `npx gamba-analytics keys create --name me --tier standard`\n');
+    return;
+  }
+  const { id, key } = await keys.create({ name: 'demo', tier: 'standard' });
+  common.logger.info({ key_id: id }, 'minted a demo API key (printed once on stdout)');
+  process.stdout.write(
+    [
+      '',
+      `Your API key (shown once, only its hash is stored): ${key}`,
+      'Try it:',
+      `  curl -H "X-API-Key: ${key}" ${url}/stats`,
+      '',
+    ].join('\n'),
+  );
 }
 
 /** Commander parser: a TCP port 0..65535 (0 = any free port). */

@@ -1,0 +1,24 @@
+import type { Common } from '../core/index.js';
+
+/**
+ * Ties a long-running command to the process: SIGTERM/SIGINT run the shutdown registry once
+ * (stop accepting, finish in-flight work, close pools; DESIGN §9) and exit 0, or 1 when a
+ * close step failed.
+ */
+export function exitOnSignals(common: Common): void {
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    common.logger.info({ signal }, 'shutting down');
+    common.shutdown.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        common.logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}
