@@ -110,16 +110,11 @@ export async function createStore(opts: CreateStoreOptions): Promise<Store> {
       return rows.map((r) => ({ mint: r.mint, hourMs: Number(r.hour_ms), usdPrice: Number(r.usd_price), source: r.source, publishTime: r.publish_time === null ? null : Number(r.publish_time) }));
     },
     async unpricedHours(limit) {
-      const rows = await db
-        .selectFrom('games')
-        .select(['token', 'hour_ms'])
-        .where('usd_per_unit', 'is', null)
-        .groupBy(['token', 'hour_ms'])
-        .orderBy('hour_ms')
-        .orderBy('token')
-        .limit(limit)
-        .execute();
-      return rows.map((r) => ({ mint: r.token, hourMs: Number(r.hour_ms) }));
+      // Games and pool changes both wait for their (mint, hour) price (DESIGN §6).
+      const res = await sql<{ token: string; hour_ms: unknown }>`select token, hour_ms from games where usd_per_unit is null
+          union select token, hour_ms from pool_changes where usd_per_unit is null
+        order by hour_ms, token limit ${limit}`.execute(db);
+      return res.rows.map((r) => ({ mint: r.token, hourMs: Number(r.hour_ms) }));
     },
     rebuildRollups: () => rebuildRollups(db, adapter),
     keys: createApiKeyStore(db),

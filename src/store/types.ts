@@ -340,7 +340,7 @@ export interface Store {
    */
   putPrices(prices: HourlyPrice[]): Promise<number>;
   getPrices(mint: string, fromHourMs: number, toHourMs: number): Promise<HourlyPrice[]>;
-  /** (mint, hour) pairs that have un-priced games, oldest first. */
+  /** (mint, hour) pairs that have un-priced games or pool changes, oldest first. */
   unpricedHours(limit: number): Promise<{ mint: string; hourMs: number }[]>;
   /** Recomputes every rollup from raw events (`gamba-analytics rollups rebuild`). */
   rebuildRollups(): Promise<void>;
