@@ -4,7 +4,10 @@ import { isAddress } from '@solana/kit';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { DEFAULT_AUTH_FAILURE_LIMITS, registerAuth } from './plugins/auth.js';
 import { frameworkErrorHandler, registerErrorHandling } from './plugins/errors.js';
+import { DEFAULT_CONCURRENCY_LIMITS, registerConcurrencyLimit } from './plugins/concurrency.js';
+import { fastifyServerOptions, registerUrlLimit, resolveHttpLimits } from './plugins/limits.js';
 import { registerOpenApi } from './plugins/openapi.js';
+import { registerSecurityHeaders } from './plugins/security.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
 import { registerQueryGuards } from './plugins/validation.js';
 import { formatValidationError } from './params.js';
@@ -31,6 +34,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   const { common, store, keys, limiter, sync } = deps;
   const options = deps.options ?? {};
   const { clock, metrics } = common;
+  const httpLimits = resolveHttpLimits(options.httpLimits);
 
   const app = Fastify({
     loggerInstance: common.logger,
@@ -39,6 +43,8 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     trustProxy: options.trustProxy ?? false,
+    // URL/header sizes, slow-client timeouts, JSON bodies for Node's own client errors (issue 7).
+    ...fastifyServerOptions(httpLimits, clock),
     // Errors before routing (malformed percent-encoding in the path) also get the spec §7 body.
     frameworkErrors: frameworkErrorHandler(clock),
     schemaErrorFormatter: formatValidationError,
@@ -54,6 +60,8 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   app.decorateRequest('apiKey', null);
   app.addSchema(errorSchema);
   registerErrorHandling(app, clock);
+  registerUrlLimit(app, httpLimits);
+  registerSecurityHeaders(app);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -85,6 +93,8 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     registerAuth(api, { keys, limiter, metrics, failureLimits: options.authFailureLimits ?? DEFAULT_AUTH_FAILURE_LIMITS });
     registerRateLimit(api, { limiter, metrics });
     registerQueryGuards(api);
+    // Before the routes: wraps each handler registered below in the concurrency cap.
+    registerConcurrencyLimit(api, { limits: { ...DEFAULT_CONCURRENCY_LIMITS, ...options.concurrency }, metrics });
     registerStatusRoutes(api, routeDeps);
     registerPlayerRoutes(api, routeDeps);
     registerEventRoutes(api, routeDeps);

@@ -13,9 +13,12 @@ export const ERROR_CODES = {
   NOT_FOUND: { status: 404, message: 'Route not found' },
   PLAYER_NOT_FOUND: { status: 404, message: 'Player not found' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed' },
+  REQUEST_TIMEOUT: { status: 408, message: 'Request not received in time' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body too large' },
+  URI_TOO_LONG: { status: 414, message: 'Request URL too long' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported content type' },
   RATE_LIMITED: { status: 429, message: 'Rate limit exceeded' },
+  HEADERS_TOO_LARGE: { status: 431, message: 'Request headers too large' },
   INTERNAL_ERROR: { status: 500, message: 'Internal server error' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'Service temporarily unavailable' },
 } as const satisfies Record<string, { status: number; message: string }>;
@@ -39,7 +42,8 @@ export interface ErrorBody {
 /**
  * Builds an AppError carrying an API code; the error handler turns it into the HTTP answer.
  * `details.parameter` names the offending query parameter for INVALID_PARAMETER;
- * `details.retryAfter` (seconds) becomes `Retry-After` and `retryAfter` on 429;
+ * `details.retryAfter` (seconds) becomes `Retry-After` (and `retryAfter` in the body on 429 only; a
+ * 503 when the API is saturated carries the header alone);
  * `details.allow` becomes the `Allow` header on 405.
  */
 export function apiError(code: ApiErrorCode, message?: string, details?: Record<string, unknown>): AppError {

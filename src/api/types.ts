@@ -3,6 +3,8 @@ import type { SyncController } from '../ingest/index.js';
 import type { KeyService } from '../keys/index.js';
 import type { BucketLimits, RateLimiter } from '../ratelimit/index.js';
 import type { ApiKeyRecord, Store } from '../store/index.js';
+import type { ConcurrencyLimits } from './plugins/concurrency.js';
+import type { HttpLimits } from './plugins/limits.js';
 
 export interface ApiOptions {
   /** Largest accepted request body, bytes (default 16 KiB: no route takes a body). */
@@ -11,6 +13,10 @@ export interface ApiOptions {
   trustProxy?: boolean | string | string[];
   /** Brute-force guard on failed authentications per client IP (DESIGN §4); default 30/min, burst 30. */
   authFailureLimits?: BucketLimits;
+  /** URL/header sizes and slow-client timeouts (issue 7; defaults in DEFAULT_HTTP_LIMITS, docs/hardening.md). */
+  httpLimits?: Partial<HttpLimits>;
+  /** Cap on concurrent store queries, global and per key (defaults in DEFAULT_CONCURRENCY_LIMITS). */
+  concurrency?: Partial<ConcurrencyLimits>;
 }
 
 export interface ApiDeps {

@@ -64,9 +64,12 @@ const BY_STATUS: Record<number, ApiErrorCode> = {
   400: 'BAD_REQUEST',
   404: 'NOT_FOUND',
   405: 'METHOD_NOT_ALLOWED',
+  408: 'REQUEST_TIMEOUT',
   413: 'PAYLOAD_TOO_LARGE',
+  414: 'URI_TOO_LONG',
   415: 'UNSUPPORTED_MEDIA_TYPE',
   429: 'RATE_LIMITED',
+  431: 'HEADERS_TOO_LARGE',
 };
 
 export function classifyError(err: unknown): Classified {
@@ -94,7 +97,9 @@ export function classifyError(err: unknown): Classified {
 }
 
 export function errorBody(c: Pick<Classified, 'code' | 'message' | 'retryAfter'>, clock: Clock): ErrorBody {
-  return { error: c.message, code: c.code, timestamp: isoMs(clock.now()), ...(c.retryAfter === undefined ? {} : { retryAfter: c.retryAfter }) };
+  // `retryAfter` is part of the body on 429 only (spec §7); other codes carry just the Retry-After header.
+  const withRetry = c.retryAfter !== undefined && c.code === 'RATE_LIMITED';
+  return { error: c.message, code: c.code, timestamp: isoMs(clock.now()), ...(withRetry ? { retryAfter: c.retryAfter } : {}) };
 }
 
 export function sendError(reply: FastifyReply, c: Classified, clock: Clock): FastifyReply {

@@ -1,0 +1,30 @@
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * Security headers for a JSON API (issue 7; OWASP REST Security Cheat Sheet "Security headers"),
+ * on every answer — errors, 404s and CORS preflights included:
+ * - `X-Content-Type-Options: nosniff` — a browser never sniffs JSON into HTML or script;
+ * - `Content-Security-Policy: default-src 'none'; frame-ancestors 'none'` and `X-Frame-Options: DENY`
+ *   — a JSON answer loads nothing and is never framed (the `/docs` UI gets a policy that lets
+ *   its own scripts and styles run, still unframeable);
+ * - `Referrer-Policy: no-referrer`;
+ * - `Cache-Control: no-store` unless a route (or the response cache) set its own: answers depend
+ *   on the API key, so shared caches must not keep them by default;
+ * - `Cross-Origin-Opener-Policy: same-origin`.
+ * No HSTS: the service speaks plain HTTP behind a TLS-terminating proxy, which owns that header.
+ */
+const JSON_CSP = "default-src 'none'; frame-ancestors 'none'";
+const DOCS_CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: https:; frame-ancestors 'none'";
+
+export function registerSecurityHeaders(app: FastifyInstance): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    const path = request.url.split('?')[0] ?? '';
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('x-frame-options', 'DENY');
+    reply.header('referrer-policy', 'no-referrer');
+    reply.header('cross-origin-opener-policy', 'same-origin');
+    reply.header('content-security-policy', path === '/docs' || path.startsWith('/docs/') ? DOCS_CSP : JSON_CSP);
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    return payload;
+  });
+}
