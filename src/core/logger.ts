@@ -1,4 +1,4 @@
-import { pino, type DestinationStream, type Logger } from 'pino';
+import { pino, stdSerializers, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
@@ -16,6 +16,30 @@ export const REDACT_PATHS = [
   '*.apiKey',
 ];
 
+/** An API key's shape (64 hex, spec §5.2) anywhere in a logged URL: careless clients put keys in query strings. */
+const KEY_IN_TEXT = /[0-9a-f]{64}/gi;
+
+/** A URL as it may be logged: anything shaped like an API key replaced by `[redacted]`. */
+export function redactUrl(url: unknown): unknown {
+  return typeof url === 'string' ? url.replace(KEY_IN_TEXT, '[redacted]') : url;
+}
+
+/**
+ * Serializers for the fields that carry a URL (Fastify's `req` on "incoming request", our
+ * `url` fields): header paths are censored by `redact`, but a key in a query string is text
+ * inside a string, which path-based redaction cannot reach.
+ */
+const SERIALIZERS = {
+  req: (req: { method?: string; url?: string; host?: string; ip?: string; socket?: { remotePort?: number } }) => ({
+    method: req.method,
+    url: redactUrl(req.url),
+    host: req.host,
+    remoteAddress: req.ip,
+    remotePort: req.socket?.remotePort,
+  }),
+  url: redactUrl,
+};
+
 export interface LoggerOptions {
   level?: string;
   /** Pretty output only when stdout is a TTY (DESIGN §9). */
@@ -27,7 +51,7 @@ export interface LoggerOptions {
 /** Creates the pino JSON-lines logger with key redaction configured. */
 export function createLogger(opts: LoggerOptions = {}): Logger {
   const level = opts.level ?? 'info';
-  const base = { level, redact: { paths: REDACT_PATHS, censor: '[redacted]' } };
+  const base = { level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, serializers: { err: stdSerializers.err, ...SERIALIZERS } };
   if (opts.destination) return pino(base, opts.destination as DestinationStream);
   if (opts.pretty ?? false) {
     return pino({ ...base, transport: { target: 'pino-pretty', options: { colorize: true } } });

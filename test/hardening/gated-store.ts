@@ -14,7 +14,7 @@ export function gateQuery<K extends keyof Queries>(store: Store, method: K) {
   const waiters: (() => void)[] = [];
   const real = store.queries[method] as (...args: unknown[]) => Promise<unknown>;
   const queries = Object.create(store.queries) as Queries;
-  (queries as Record<string, unknown>)[method] = async (...args: unknown[]) => {
+  (queries as unknown as Record<string, unknown>)[method] = async (...args: unknown[]) => {
     entered++;
     for (const w of waiters.splice(0)) w();
     await opened;
