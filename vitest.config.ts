@@ -1,11 +1,37 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The suite runs once per store backend (issue 6): project `sqlite` runs every test on SQLite;
+ * project `postgres` runs the contract, end-to-end, ingest and store tests again with
+ * TEST_STORE=postgres, each test run in a fresh schema it creates and drops
+ * (test/helpers/store.ts), against TEST_DATABASE_URL (default the local `test` database).
+ * `TEST_DIALECTS=sqlite npm test` (no PostgreSQL at hand) leaves the second project out.
+ */
+const dialects = (process.env.TEST_DIALECTS ?? 'sqlite,postgres').split(',').map((s) => s.trim());
+const postgresUrl = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     pool: 'forks',
     testTimeout: 60_000,
     hookTimeout: 120_000,
     reporters: ['default'],
+    projects: [
+      ...(dialects.includes('sqlite')
+        ? [{ extends: true as const, test: { name: 'sqlite', include: ['test/**/*.test.ts'], env: { TEST_STORE: 'sqlite' } } }]
+        : []),
+      ...(dialects.includes('postgres')
+        ? [
+            {
+              extends: true as const,
+              test: {
+                name: 'postgres',
+                include: ['test/contract/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/ingest/**/*.test.ts', 'test/store/**/*.test.ts'],
+                env: { TEST_STORE: 'postgres', TEST_DATABASE_URL: postgresUrl },
+              },
+            },
+          ]
+        : []),
+    ],
   },
 });

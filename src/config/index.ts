@@ -7,7 +7,18 @@ import { AppError } from '../core/index.js';
  */
 export type StoreConfig =
   | { kind: 'sqlite'; path: string }
-  | { kind: 'postgres'; url: string };
+  | {
+      kind: 'postgres';
+      /** Connection URL of the primary (writes, and reads when `readUrl` is unset), without `schema=`. */
+      url: string;
+      /** `?schema=NAME` of DATABASE_URL: tables live in this schema (created if missing); default `public`. */
+      schema?: string;
+      /** DATABASE_READ_URL: a read replica for the API's queries (same schema name). */
+      readUrl?: string;
+    };
+
+/** What the API does for rate-limited routes when Redis cannot be reached (issue 6). */
+export type RedisErrorPolicy = 'closed' | 'open';
 
 export interface Config {
   port: number;
@@ -30,7 +41,10 @@ export interface Config {
   jupiterUrl: string;
   jupiterApiKey: string | undefined;
   priceOverridesFile: string | undefined;
+  /** REDIS_URL: rate-limit buckets shared by every API process; undefined = in-process buckets. */
   redisUrl: string | undefined;
+  /** RATE_LIMIT_ON_REDIS_ERROR: 'closed' (default) answers 503, 'open' lets requests through unlimited. */
+  rateLimitOnRedisError: RedisErrorPolicy;
   /** Loopback Prometheus listener; undefined = off (DESIGN §9). */
   metricsPort: number | undefined;
   /** Response cache TTL in ms (DESIGN §5: ≤ 30 s). */
@@ -54,6 +68,13 @@ function int(env: Env, name: string, def: number, min: number, max: number): num
   return n;
 }
 
+function oneOf<T extends string>(env: Env, name: string, values: readonly T[], def: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (!(values as readonly string[]).includes(raw)) fail(name, `must be one of ${values.join(', ')}`, raw);
+  return raw as T;
+}
+
 function url(env: Env, name: string, protocols: string[]): string | undefined {
   const raw = env[name];
   if (raw === undefined || raw === '') return undefined;
@@ -67,15 +88,43 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   return raw;
 }
 
-/** Parses DATABASE_URL: unset → ./data/gamba.db; `sqlite:PATH` / `file:PATH` → SQLite; `postgres://` → PostgreSQL. */
-export function parseDatabaseUrl(raw: string | undefined): StoreConfig {
+/** PostgreSQL schema names we accept: plain identifiers, so they need no quoting anywhere. */
+const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/** Splits `?schema=NAME` off a postgres:// URL (pg itself would ignore it). */
+function splitSchema(name: string, raw: string): { url: string; schema?: string } {
+  const u = new URL(raw);
+  const schema = u.searchParams.get('schema') ?? undefined;
+  if (schema === undefined) return { url: raw };
+  if (!SCHEMA_NAME.test(schema)) fail(name, 'schema= must be an identifier (letters, digits, _; not starting with a digit)', raw);
+  u.searchParams.delete('schema');
+  return { url: u.toString(), schema };
+}
+
+/**
+ * Parses DATABASE_URL (and DATABASE_READ_URL): unset → ./data/gamba.db; `sqlite:PATH` /
+ * `file:PATH` → SQLite; `postgres://…[?schema=NAME]` → PostgreSQL, tables in schema NAME
+ * (default `public`). A read URL is only valid with PostgreSQL (one SQLite file has no replica).
+ */
+export function parseDatabaseUrl(raw: string | undefined, readRaw?: string): StoreConfig {
+  const hasRead = readRaw !== undefined && readRaw !== '';
+  if (raw === undefined || raw === '' || /^(sqlite|file):/.test(raw)) {
+    if (hasRead) fail('DATABASE_READ_URL', 'needs a postgres:// DATABASE_URL', readRaw);
+  }
   if (raw === undefined || raw === '') return { kind: 'sqlite', path: './data/gamba.db' };
   const m = /^(sqlite|file):(.+)$/.exec(raw);
   if (m) {
     const path = m[2]!.replace(/^\/\/(?=\/)/, '');
     return { kind: 'sqlite', path };
   }
-  if (/^postgres(ql)?:\/\//.test(raw)) return { kind: 'postgres', url: raw };
+  if (/^postgres(ql)?:\/\//.test(raw)) {
+    const { url, schema } = splitSchema('DATABASE_URL', raw);
+    if (!hasRead) return { kind: 'postgres', url, ...(schema ? { schema } : {}) };
+    if (!/^postgres(ql)?:\/\//.test(readRaw)) fail('DATABASE_READ_URL', 'must be postgres://…', readRaw);
+    // The replica holds the same tables: the primary's schema applies (a schema= on the read URL is ignored).
+    const readUrl = splitSchema('DATABASE_READ_URL', readRaw).url;
+    return { kind: 'postgres', url, ...(schema ? { schema } : {}), readUrl };
+  }
   fail('DATABASE_URL', 'must be sqlite:PATH, file:PATH or postgres://…', raw);
 }
 
@@ -88,7 +137,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   const config: Config = {
     port: int(env, 'PORT', 3000, 0, 65535),
     host,
-    store: parseDatabaseUrl(env.DATABASE_URL),
+    store: parseDatabaseUrl(env.DATABASE_URL, env.DATABASE_READ_URL),
     logLevel,
     solanaRpcUrl: url(env, 'SOLANA_RPC_URL', ['http:', 'https:']),
     solanaWsUrl: url(env, 'SOLANA_WS_URL', ['ws:', 'wss:']),
@@ -102,6 +151,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     jupiterApiKey: env.JUPITER_API_KEY || undefined,
     priceOverridesFile: env.PRICE_OVERRIDES_FILE || undefined,
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    rateLimitOnRedisError: oneOf(env, 'RATE_LIMIT_ON_REDIS_ERROR', ['closed', 'open'] as const, 'closed'),
     metricsPort: metricsPortRaw ? int(env, 'METRICS_PORT', 0, 1, 65535) : undefined,
     cacheTtlMs: int(env, 'CACHE_TTL_MS', 5000, 0, 30_000),
     ...overrides,

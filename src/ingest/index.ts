@@ -3,3 +3,4 @@ export { createIndexer, type Indexer, type IndexerOptions } from './indexer.js';
 export { startIndexing, type Indexing, type StartIndexingOptions } from './start.js';
 export { STATE_KEYS, type Cursor } from './checkpoint.js';
 export type { ProgressMode } from './progress.js';
+export { createLeaderElection, leaderLockName, type LeaderElection, type LeaderElectionOptions, type Leadership } from './leader.js';

@@ -4,6 +4,7 @@ import { createPriceSources } from '../prices/index.js';
 import { createRpcClient, type RpcClient } from '../solana/index.js';
 import type { Store } from '../store/index.js';
 import { createIndexer, type Indexer, type IndexerOptions } from './indexer.js';
+import { createLeaderElection, type LeaderElection } from './leader.js';
 
 export interface StartIndexingOptions {
   common: Common;
@@ -14,6 +15,11 @@ export interface StartIndexingOptions {
   feeds?: Readonly<Record<string, string>>;
   /** Passed through to createIndexer (page size, progress mode, intervals). */
   indexer?: Partial<Omit<IndexerOptions, 'common' | 'config' | 'store' | 'rpc' | 'prices'>>;
+  /**
+   * PostgreSQL stores: leader election (issue 6) — the indexer runs only while this process
+   * holds the leader lock (src/ingest/leader.ts). `false` turns it off. Ignored for SQLite.
+   */
+  leader?: false | { pollIntervalMs?: number; heartbeatMs?: number; onChange?: (role: 'standby' | 'leader') => void };
 }
 
 export interface Indexing {
@@ -47,10 +53,97 @@ export async function startIndexing(o: StartIndexingOptions): Promise<Indexing> 
     overridesFile: config.priceOverridesFile,
     feeds: o.feeds,
   });
-  const indexer = createIndexer({ ...o.indexer, common, config, store, rpc, prices });
+  const make = () => createIndexer({ ...o.indexer, common, config, store, rpc, prices });
+  const leader = o.leader === false ? undefined : o.leader ?? {};
+  const indexer =
+    leader && store.dialect === 'postgres' && config.store.kind === 'postgres'
+      ? createElectedIndexer(common, make, createLeaderElection({ common, url: config.store.url, schema: config.store.schema, ...leader }), leader.onChange)
+      : make();
   await indexer.start();
   let closed: Promise<void> | undefined;
   const close = () => (closed ??= indexer.stop());
   common.shutdown.register('indexer', close);
   return { indexer, rpc, close };
+}
+
+/** What the API sees of a standby: no indexer here (yet). */
+const STANDBY_STATE = { syncing: false, lastSync: null, lagSlots: null, lagSeconds: null } as const;
+
+/**
+ * An Indexer that runs a fresh inner indexer (`make`) only while this process leads
+ * (issue 6). `start()` returns at once and waits for the lock in the background; when the
+ * lock connection is lost the inner indexer is stopped (its store transaction commits or
+ * rolls back whole) and the process stands by again. A new leader resumes from the
+ * checkpoints in the store, so nothing is lost or written twice.
+ */
+function createElectedIndexer(common: Common, make: () => Indexer, election: LeaderElection, onChange?: (role: 'standby' | 'leader') => void): Indexer {
+  const abort = new AbortController();
+  let stopped = false;
+  let loop: Promise<void> | undefined;
+  let current: { indexer: Indexer; ended: Promise<void> } | undefined;
+  let waiters: (() => void)[] = [];
+  let stopSignal!: () => void;
+  const stoppedP = new Promise<void>((r) => (stopSignal = r));
+
+  async function run(): Promise<void> {
+    while (!stopped) {
+      onChange?.('standby');
+      let leadership;
+      try {
+        leadership = await election.acquire(abort.signal);
+      } catch {
+        return; // aborted: stopping
+      }
+      const indexer = make();
+      let endGeneration!: () => void;
+      current = { indexer, ended: new Promise<void>((r) => (endGeneration = r)) };
+      await indexer.start();
+      onChange?.('leader');
+      for (const w of waiters) w();
+      waiters = [];
+      await Promise.race([leadership.lost, stoppedP]);
+      current = undefined;
+      await indexer.stop();
+      endGeneration();
+      await leadership.release();
+    }
+  }
+
+  /** The inner indexer once this process leads (rejects when stopped first). */
+  async function leading(): Promise<{ indexer: Indexer; ended: Promise<void> }> {
+    for (;;) {
+      if (current) return current;
+      if (stopped) throw new AppError('ABORTED', 'indexer stopped');
+      await new Promise<void>((r) => {
+        waiters.push(r);
+        void stoppedP.then(r);
+      });
+    }
+  }
+
+  return {
+    controller: {
+      state: () => current?.indexer.controller.state() ?? { ...STANDBY_STATE },
+      trigger: () => current?.indexer.controller.trigger() ?? { alreadyRunning: false, startedAt: common.clock.now() },
+    },
+    async start() {
+      loop ??= run().catch((err: unknown) => common.logger.error({ err }, 'leader-elected indexer failed'));
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      abort.abort();
+      stopSignal();
+      await loop;
+    },
+    async backfilled() {
+      // Across leadership changes: done when some generation completes its backfill.
+      for (;;) {
+        const g = await leading();
+        if (await Promise.race([g.indexer.backfilled().then(() => true), g.ended.then(() => false)])) return;
+      }
+    },
+    syncNow: async () => (await leading()).indexer.syncNow(),
+    repriceNow: async () => (await leading()).indexer.repriceNow(),
+  };
 }

@@ -43,7 +43,11 @@ function openSqlite(path: string): Kysely<Database> {
 function openPostgres(url: string, schema: string | undefined): Kysely<Database> {
   // search_path as a startup option, so every pooled connection sees the schema from its first query.
   const options = schema ? `-c search_path=${schema.replace(/[^A-Za-z0-9_]/g, '')}` : undefined;
-  const pool = new pg.Pool({ connectionString: url, max: 10, ...(options ? { options } : {}) });
+  // A bounded connect wait turns an unreachable server into an error (→ 503) instead of a hung request.
+  const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000, ...(options ? { options } : {}) });
+  // An idle client whose server went away emits 'error' on the pool; unhandled, it would crash
+  // the process. The next query gets a fresh connection (or fails → 503), so nothing to do here.
+  pool.on('error', () => undefined);
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
@@ -54,16 +58,22 @@ function openPostgres(url: string, schema: string | undefined): Kysely<Database>
 export async function createStore(opts: CreateStoreOptions): Promise<Store> {
   const { config } = opts;
   const adapter: DialectAdapter = config.kind === 'sqlite' ? sqliteAdapter : postgresAdapter;
-  if (config.kind === 'postgres' && opts.schema) {
+  // The schema comes from the caller (tests) or from DATABASE_URL's `?schema=` (config).
+  const schema = config.kind === 'postgres' ? (opts.schema ?? config.schema) : undefined;
+  if (config.kind === 'postgres' && schema) {
     const admin = new pg.Client({ connectionString: config.url });
-    await admin.connect();
     try {
-      await admin.query(`create schema if not exists ${opts.schema.replace(/[^A-Za-z0-9_]/g, '')}`);
+      await admin.connect();
+      await admin.query(`create schema if not exists ${schema.replace(/[^A-Za-z0-9_]/g, '')}`);
+    } catch (err) {
+      throw new AppError('STORE_UNAVAILABLE', `cannot prepare PostgreSQL schema ${schema}: ${(err as Error).message}`, { cause: err });
     } finally {
-      await admin.end();
+      await admin.end().catch(() => undefined);
     }
   }
-  const db = config.kind === 'sqlite' ? openSqlite(config.path) : openPostgres(config.url, opts.schema);
+  const db = config.kind === 'sqlite' ? openSqlite(config.path) : openPostgres(config.url, schema);
+  // DATABASE_READ_URL (issue 6): the API's queries go to a replica; writes, keys and state stay on the primary.
+  const readDb = config.kind === 'postgres' && config.readUrl ? openPostgres(config.readUrl, schema) : undefined;
   const decimals = new Map<string, number>();
   const loadMints = async () => {
     for (const m of await db.selectFrom('mints').selectAll().execute()) decimals.set(m.mint, Number(m.decimals));
@@ -72,7 +82,7 @@ export async function createStore(opts: CreateStoreOptions): Promise<Store> {
   const store: Store = {
     dialect: adapter.kind,
     async migrate() {
-      await migrateToLatest(db, adapter, config.kind === 'postgres' ? opts.schema?.replace(/[^A-Za-z0-9_]/g, '') : undefined);
+      await migrateToLatest(db, adapter, schema?.replace(/[^A-Za-z0-9_]/g, ''));
       await loadMints();
     },
     writeBatch: (batch) => writeBatch(db, adapter, decimals, batch),
@@ -118,14 +128,15 @@ export async function createStore(opts: CreateStoreOptions): Promise<Store> {
     },
     rebuildRollups: () => rebuildRollups(db, adapter),
     keys: createApiKeyStore(db),
-    queries: createQueries(db, adapter),
+    queries: createQueries(readDb ?? db, adapter),
     async ping() {
       await sql`select 1`.execute(db);
+      if (readDb) await sql`select 1`.execute(readDb);
     },
     async close() {
       if (closed) return;
       closed = true;
-      await db.destroy();
+      await Promise.all([db.destroy(), readDb?.destroy()]);
     },
   };
   if (opts.migrate ?? true) await store.migrate();

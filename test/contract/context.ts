@@ -1,5 +1,5 @@
 /**
- * One contract-test world: the fixture loaded into a real SQLite store through the store's
+ * One contract-test world: the fixture loaded into a real store (SQLite or PostgreSQL: TEST_STORE) through the store's
  * write path, the API on a real socket over it, its clock stopped at the fixture's `nowMs`,
  * and the oracle computed from the same events and prices.
  */
@@ -66,7 +66,7 @@ export async function loadFixture(store: Store, f: Fixture, order: LoadOrder = '
 export async function setupContract(order: LoadOrder = 'prices-first'): Promise<Contract> {
   const fixture = generateFixture(FIXTURE_OPTIONS);
   const oracle = createOracle(fixture);
-  const store = await setupStore('sqlite');
+  const store = await setupStore();
   await loadFixture(store, fixture, order);
   const clock = new ManualClock(fixture.nowMs);
   const app = await buildTestApp({ store, clock });

@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createCommon } from '../../src/core/index.js';
 import { STATE_KEYS } from '../../src/ingest/index.js';
 import { createStore } from '../../src/store/index.js';
+import { createTestDatabase } from '../helpers/store.js';
 import { waitFor } from '../ingest/setup.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -38,19 +39,20 @@ describe('gamba-analytics index', () => {
   });
 
   it('--simulate indexes the built-in simulator and stops cleanly on SIGTERM', async () => {
-    const db = path.join(dir, 'sim.db');
-    const r = run(['index', '--simulate', '--sim-days', '2', '--sim-plays', '200', '--progress', 'log'], { DATABASE_URL: `sqlite:${db}`, LOG_LEVEL: 'info' });
+    const db = createTestDatabase();
+    const r = run(['index', '--simulate', '--sim-days', '2', '--sim-plays', '200', '--progress', 'log'], { DATABASE_URL: db.databaseUrl, LOG_LEVEL: 'info' });
     await waitFor(() => r.output().includes('"msg":"backfill complete"'), 40_000, `backfill complete in:\n${r.output()}`);
     expect(r.output()).toContain('DEMO MODE');
     r.proc.kill('SIGTERM');
     expect(await r.exited).toBe(0);
     expect(r.output()).toContain('"signal":"SIGTERM"');
-    const store = await createStore({ common: createCommon(), config: { kind: 'sqlite', path: db } });
+    const store = await createStore({ common: createCommon(), config: db.config });
     try {
       expect((await store.queries.counts()).totalGames).toBeGreaterThan(100);
       expect(await store.getState(STATE_KEYS.backfillDone)).toBeDefined();
     } finally {
       await store.close();
+      await db.drop();
     }
   });
 });

@@ -4,22 +4,17 @@
  * with exactly the chain's events — no loss, no duplicate. Once against the chain simulator's
  * ground truth, once against the controlled ledger (exact signature counts, failed txs).
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createCommon } from '../../src/core/index.js';
 import { STATE_KEYS } from '../../src/ingest/index.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { generateFixture } from '../helpers/fixture.js';
+import { createTestDatabase } from '../helpers/store.js';
 import { fixtureTransactions, startLedger } from '../ingest/ledger.js';
 import { expectedEventLines, poolsOf, storedEventLines } from '../ingest/stored.js';
 import { spawnIndexerChild } from './child.js';
 import { groundTruth } from './sim.js';
-
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gamba-crash-'));
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 /**
  * Kills the indexer child up to `kills` times at random moments after it started, then lets a
@@ -42,9 +37,9 @@ async function killAndRestart(store: Store, env: Record<string, string>, kills: 
   return progress;
 }
 
-const childEnv = (rpcUrl: string, db: string, hermes: string, jupiter: string, pageSize: number) => ({
+const childEnv = (rpcUrl: string, databaseUrl: string, hermes: string, jupiter: string, pageSize: number) => ({
   SOLANA_RPC_URL: rpcUrl,
-  DATABASE_URL: `sqlite:${db}`,
+  DATABASE_URL: databaseUrl,
   BACKFILL_DAYS: '3650',
   HERMES_URL: hermes,
   JUPITER_URL: jupiter,
@@ -57,10 +52,10 @@ const childEnv = (rpcUrl: string, db: string, hermes: string, jupiter: string, p
 describe('crash safety (kill -9 during backfill, restart)', () => {
   it('against the simulator: ends with exactly the ground-truth events', async () => {
     const sim = await startSimulator({ seed: 77, days: 14, playsPerDay: 150, liveRate: 0 });
-    const db = path.join(dir, 'sim.db');
-    const store = await createStore({ common: createCommon(), config: { kind: 'sqlite', path: db } });
+    const db = createTestDatabase();
+    const store = await createStore({ common: createCommon(), config: db.config });
     try {
-      const progress = await killAndRestart(store, childEnv(sim.rpcUrl, db, sim.hermesUrl, sim.jupiterUrl, 100), 5);
+      const progress = await killAndRestart(store, childEnv(sim.rpcUrl, db.databaseUrl, sim.hermesUrl, sim.jupiterUrl, 100), 5);
       expect(progress).toEqual([...progress].sort((a, b) => a - b));
       expect(progress.filter((n) => n > 0).length).toBeGreaterThanOrEqual(2);
       const truth = await groundTruth(sim);
@@ -71,6 +66,7 @@ describe('crash safety (kill -9 during backfill, restart)', () => {
       expect(counts.unpricedGames).toBe(0);
     } finally {
       await store.close();
+      await db.drop();
       await sim.stop();
     }
   });
@@ -80,11 +76,11 @@ describe('crash safety (kill -9 during backfill, restart)', () => {
     const { txs } = fixtureTransactions(fixture.events);
     // A little latency per request so the kills land mid-backfill.
     const ledger = await startLedger({ txs, mints: fixture.mints, finalizedDepth: 10, delayMs: 10 });
-    const db = path.join(dir, 'ledger.db');
-    const store = await createStore({ common: createCommon(), config: { kind: 'sqlite', path: db } });
+    const db = createTestDatabase();
+    const store = await createStore({ common: createCommon(), config: db.config });
     const base = ledger.url.replace(/\/$/, '');
     try {
-      const progress = await killAndRestart(store, childEnv(ledger.url, db, base, `${base}/jup`, 50), 5);
+      const progress = await killAndRestart(store, childEnv(ledger.url, db.databaseUrl, base, `${base}/jup`, 50), 5);
       // Each restart resumed (progress never went back) and at least two kills hit mid-backfill.
       expect(progress).toEqual([...progress].sort((a, b) => a - b));
       expect(progress.filter((n) => n > 0 && n < txs.length).length).toBeGreaterThanOrEqual(2);
@@ -95,6 +91,7 @@ describe('crash safety (kill -9 during backfill, restart)', () => {
       expect(counts.totalPoolChanges).toBe(fixture.events.filter((e) => e.name === 'PoolChange').length);
     } finally {
       await store.close();
+      await db.drop();
       await ledger.close();
     }
   });
