@@ -9,6 +9,7 @@ import { postgresAdapter, sqliteAdapter, type DialectAdapter } from './dialect.j
 import { createApiKeyStore } from './keys.js';
 import { migrateToLatest } from './migrate.js';
 import { createQueries } from './queries/index.js';
+import { cachingSqliteDatabase } from './statement-cache.js';
 import type { Database } from './schema.js';
 import type { Store } from './types.js';
 import { putPrices, rebuildRollups, setStateIn, writeBatch } from './write.js';
@@ -37,7 +38,7 @@ function openSqlite(path: string): Kysely<Database> {
   database.pragma('cache_size = -65536');
   // u64 halves summed over many rows exceed 2^53: read integers as BigInt (core/u64.ts).
   database.defaultSafeIntegers(true);
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingSqliteDatabase(database) }) });
 }
 
 function openPostgres(url: string, schema: string | undefined): Kysely<Database> {

@@ -2,11 +2,13 @@ import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'k
 import { AppError } from '../core/index.js';
 import type { DialectAdapter } from './dialect.js';
 import { migration0001 } from './migrations/0001_initial.js';
+import { migration0002 } from './migrations/0002_bounded_reads.js';
 
 /** Ordered, append-only list of migrations; names sort in application order. */
 function migrationsFor(a: DialectAdapter): Record<string, Migration> {
   return {
     '0001_initial': migration0001(a),
+    '0002_bounded_reads': migration0002(a),
   };
 }
 

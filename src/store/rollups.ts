@@ -2,10 +2,13 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { splitU64 } from '../core/index.js';
 import type { DialectAdapter } from './dialect.js';
 import type { Database } from './schema.js';
+import { fixedChunks } from './statement-cache.js';
 
 /** The additive contribution of one or more games to a rollup row (schema.ts GameSums). */
 export interface GameDelta {
   plays: number;
+  /** Games with a jackpot payout (is_jackpot = 1): /events/settledGames?onlyJackpots totals. */
+  jackpots: number;
   wager_hi: number;
   wager_lo: number;
   payout_hi: number;
@@ -24,7 +27,7 @@ export interface GameDelta {
 }
 
 export const SUM_COLUMNS = [
-  'plays', 'wager_hi', 'wager_lo', 'payout_hi', 'payout_lo', 'jackpot_hi', 'jackpot_lo',
+  'plays', 'jackpots', 'wager_hi', 'wager_lo', 'payout_hi', 'payout_lo', 'jackpot_hi', 'jackpot_lo',
   'usd_wager', 'usd_profit', 'usd_creator_fee', 'usd_gamba_fee', 'usd_net',
 ] as const;
 
@@ -44,6 +47,7 @@ export function gameDelta(g: GameFacts): GameDelta {
   const j = splitU64(g.jackpot);
   return {
     plays: 1,
+    jackpots: g.jackpot > 0n ? 1 : 0,
     wager_hi: w.hi, wager_lo: w.lo,
     payout_hi: p.hi, payout_lo: p.lo,
     jackpot_hi: j.hi, jackpot_lo: j.lo,
@@ -53,7 +57,7 @@ export function gameDelta(g: GameFacts): GameDelta {
 
 /** Delta of re-pricing a stored game: only its USD values (DESIGN §6). */
 export function repriceDelta(g: GameFacts): GameDelta {
-  return { plays: 0, wager_hi: 0, wager_lo: 0, payout_hi: 0, payout_lo: 0, jackpot_hi: 0, jackpot_lo: 0, ...usdPart(g) };
+  return { plays: 0, jackpots: 0, wager_hi: 0, wager_lo: 0, payout_hi: 0, payout_lo: 0, jackpot_hi: 0, jackpot_lo: 0, ...usdPart(g) };
 }
 
 function usdPart(g: GameFacts) {
@@ -78,13 +82,13 @@ function merge(into: GameDelta, d: GameDelta): void {
   into.last_ms = Math.max(into.last_ms, d.last_ms);
 }
 
-type RollupTable = 'ru_daily' | 'ru_day_ctp' | 'ru_ctp' | 'ru_user_ct' | 'ru_user';
+export type RollupTable = 'ru_daily' | 'ru_day_ctp' | 'ru_ctp' | 'ru_user_ctp' | 'ru_user';
 
 export const ROLLUP_KEYS: Record<RollupTable, readonly string[]> = {
   ru_daily: ['day', 'creator', 'token', 'pool', 'player'],
   ru_day_ctp: ['day', 'creator', 'token', 'pool'],
   ru_ctp: ['creator', 'token', 'pool'],
-  ru_user_ct: ['player', 'creator', 'token'],
+  ru_user_ctp: ['player', 'creator', 'token', 'pool'],
   ru_user: ['player'],
 };
 
@@ -123,23 +127,36 @@ export class RollupAccumulator {
     return n;
   }
 
-  async flush(trx: Transaction<Database> | Kysely<Database>, a: DialectAdapter): Promise<void> {
+  /**
+   * Writes every touched row once (multi-row upserts in fixed-size chunks: few distinct SQL
+   * texts, so prepared statements are reused) and counts players seen for the first time
+   * into `counters` ('players'), so no reader ever counts ru_user.
+   */
+  async flush(trx: Transaction<Database> | Kysely<Database>, a: DialectAdapter, counters?: CounterAccumulator): Promise<void> {
     for (const [table, m] of this.rows) {
       const rows = [...m.values()];
-      // Multi-row upserts: one statement per chunk instead of one per row (bound-parameter
-      // limits: SQLite 32766, PostgreSQL 65535; 21 columns × 1000 rows stays under both).
-      for (let i = 0; i < rows.length; i += 1000) await upsertRollups(trx, a, table, rows.slice(i, i + 1000));
+      // Bound-parameter limits: SQLite 32766, PostgreSQL 65535; 22 columns × 256 rows stays under both.
+      for (const chunk of fixedChunks(rows)) {
+        const fresh = await upsertRollups(trx, a, table, chunk, table === 'ru_user');
+        if (fresh) counters?.add('players', fresh);
+      }
     }
     this.rows.clear();
   }
 }
 
+/**
+ * Upserts rollup rows; with `countNew`, returns how many rows were created (a row is new when
+ * its stored play count equals the delta's, which is only possible for a fresh row since
+ * stored rows always have ≥ 1 play).
+ */
 async function upsertRollups(
   db: Transaction<Database> | Kysely<Database>,
   a: DialectAdapter,
   table: RollupTable,
   rows: { key: Record<string, string | number>; delta: GameDelta }[],
-): Promise<void> {
+  countNew: boolean,
+): Promise<number> {
   const keyCols = ROLLUP_KEYS[table];
   const cols = [...keyCols, ...SUM_COLUMNS, 'max_usd_profit', 'min_usd_profit', 'first_ms', 'last_ms'];
   const tuples = rows.map(({ key, delta }) => sql`(${sql.join(cols.map((c) => (c in key ? key[c] : delta[c as keyof GameDelta])))})`);
@@ -153,8 +170,40 @@ async function upsertRollups(
     sql`first_ms = ${a.least(ref('first_ms'), ex('first_ms'))}`,
     sql`last_ms = ${a.greatest(ref('last_ms'), ex('last_ms'))}`,
   ];
-  await sql`insert into ${t} (${sql.raw(cols.join(', '))}) values ${sql.join(tuples)}
-    on conflict (${sql.raw(keyCols.join(', '))}) do update set ${sql.join(updates)}`.execute(db);
+  const anyPlays = rows.some((r) => r.delta.plays > 0);
+  const returning = countNew && anyPlays ? sql` returning ${sql.raw(keyCols.join(', '))}, plays` : sql``;
+  const res = await sql<Record<string, unknown>>`insert into ${t} (${sql.raw(cols.join(', '))}) values ${sql.join(tuples)}
+    on conflict (${sql.raw(keyCols.join(', '))}) do update set ${sql.join(updates)}${returning}`.execute(db);
+  if (!countNew || !anyPlays) return 0;
+  const byKey = new Map(rows.map((r) => [keyCols.map((c) => String(r.key[c])).join('\u0000'), r.delta.plays]));
+  let fresh = 0;
+  for (const r of res.rows) {
+    const plays = byKey.get(keyCols.map((c) => String(r[c])).join('\u0000'));
+    if (plays !== undefined && plays > 0 && Number(r.plays) === plays) fresh++;
+  }
+  return fresh;
+}
+
+/**
+ * Named counters (table ru_counter) accumulated per batch and added in one upsert: totals
+ * that would otherwise be COUNT(*) over history (DESIGN §7). Names: 'signatures',
+ * 'pool_changes', 'pool_changes:<pool>', 'unpriced_games', 'players'.
+ */
+export class CounterAccumulator {
+  private readonly counts = new Map<string, number>();
+
+  add(name: string, n: number): void {
+    if (n !== 0) this.counts.set(name, (this.counts.get(name) ?? 0) + n);
+  }
+
+  async flush(db: Transaction<Database> | Kysely<Database>): Promise<void> {
+    const rows = [...this.counts].filter(([, n]) => n !== 0);
+    for (const chunk of fixedChunks(rows)) {
+      await sql`insert into ru_counter (name, n) values ${sql.join(chunk.map(([name, n]) => sql`(${name}, ${n})`))}
+        on conflict (name) do update set n = ru_counter.n + excluded.n`.execute(db);
+    }
+    this.counts.clear();
+  }
 }
 
 /** Per (pool, hour) last liquidity and LP supply of a batch, merged by chain order key. */
@@ -179,10 +228,8 @@ export class PoolHourAccumulator {
   }
 
   async flush(db: Transaction<Database> | Kysely<Database>): Promise<void> {
-    const rows = [...this.rows.values()];
-    for (let i = 0; i < rows.length; i += 1000) {
-      const tuples = rows
-        .slice(i, i + 1000)
+    for (const chunk of fixedChunks([...this.rows.values()])) {
+      const tuples = chunk
         .map((r) => sql`(${r.pool}, ${r.hourMs}, ${r.liqKey}, ${r.liquidity.toString()}, ${r.lpKey}, ${r.lpSupply === null ? null : r.lpSupply.toString()})`);
       await sql`insert into ru_pool_hour (pool, hour_ms, liq_key, liquidity, lp_key, lp_supply)
         values ${sql.join(tuples)}

@@ -112,6 +112,8 @@ export interface ApiKeysTable {
 /** Sums shared by every game rollup. */
 export interface GameSums {
   plays: Int;
+  /** Games with a jackpot payout (migration 0002). */
+  jackpots: Int;
   wager_hi: Int;
   wager_lo: Int;
   payout_hi: Int;
@@ -154,11 +156,21 @@ export interface RuCtpTable extends GameSums {
   pool: string;
 }
 
-/** All-time per player × creator × token: /player, filtered leaderboards. */
-export interface RuUserCtTable extends GameSums {
+/**
+ * All-time per player × creator × token × pool (migration 0002): /player, all-time filtered
+ * leaderboards (creator, token, pool and their combinations), settledGames totals with a user.
+ */
+export interface RuUserCtpTable extends GameSums {
   player: string;
   creator: string;
   token: string;
+  pool: string;
+}
+
+/** Named counters kept by the write path (rollups.ts CounterAccumulator). */
+export interface RuCounterTable {
+  name: string;
+  n: Int;
 }
 
 /** All-time per player: the unfiltered leaderboard and player counts. */
@@ -189,7 +201,8 @@ export interface Database {
   ru_daily: RuDailyTable;
   ru_day_ctp: RuDayCtpTable;
   ru_ctp: RuCtpTable;
-  ru_user_ct: RuUserCtTable;
+  ru_user_ctp: RuUserCtpTable;
+  ru_counter: RuCounterTable;
   ru_user: RuUserTable;
   ru_pool_hour: RuPoolHourTable;
 }

@@ -1,10 +1,11 @@
-import type { Insertable, Kysely, Transaction } from 'kysely';
+import { sql, type Insertable, type Kysely, type Transaction } from 'kysely';
 import { dayOf, hourFloor, MS_PER_HOUR } from '../core/index.js';
 import type { GameSettled, LocatedEvent, PoolChange, PoolCreated } from '../protocol/index.js';
 import type { DialectAdapter } from './dialect.js';
 import { orderKey } from './order-key.js';
 import { gameUsd, PriceLookup, usdPerUnit } from './pricing.js';
-import { gameDelta, PoolHourAccumulator, repriceDelta, RollupAccumulator, type GameDelta, type GameDims } from './rollups.js';
+import { CounterAccumulator, gameDelta, PoolHourAccumulator, repriceDelta, RollupAccumulator, type GameDelta, type GameDims } from './rollups.js';
+import { fixedChunks } from './statement-cache.js';
 import type { Database } from './schema.js';
 import type { HourlyPrice, WriteBatch, WriteResult } from './types.js';
 import { splitU64 } from '../core/index.js';
@@ -28,6 +29,7 @@ interface Ctx {
   prices: PriceLookup;
   rollups: RollupAccumulator;
   poolHours: PoolHourAccumulator;
+  counters: CounterAccumulator;
   /** pool → token of pools touched by this batch. */
   pools: Map<string, string>;
   result: WriteResult;
@@ -96,9 +98,8 @@ async function gameRow(ctx: Ctx, e: LocatedEvent & { name: 'GameSettled' }): Pro
 async function insertGames(ctx: Ctx, events: (LocatedEvent & { name: 'GameSettled' })[]): Promise<void> {
   const built = [];
   for (const e of events) built.push(await gameRow(ctx, e));
-  // 35 columns × 400 rows stays under SQLite's and PostgreSQL's bound-parameter limits.
-  for (let i = 0; i < built.length; i += 400) {
-    const chunk = built.slice(i, i + 400);
+  // 35 columns × 256 rows stays under SQLite's and PostgreSQL's bound-parameter limits.
+  for (const chunk of fixedChunks(built)) {
     const inserted = await ctx.db
       .insertInto('games')
       .values(chunk.map((b) => b.row))
@@ -112,6 +113,7 @@ async function insertGames(ctx: Ctx, events: (LocatedEvent & { name: 'GameSettle
         continue;
       }
       ctx.result.gamesInserted++;
+      if (b.row.usd_per_unit === null) ctx.counters.add('unpriced_games', 1);
       ctx.rollups.add(b.dims, b.delta);
       ctx.poolHours.add(b.e.data.pool, Number(b.row.hour_ms), orderKey(b.e.slot, b.e.signature, b.e.eventIndex), b.e.data.poolLiquidity, null);
       ctx.pools.set(b.e.data.pool, b.e.data.tokenMint);
@@ -150,6 +152,8 @@ async function insertPoolChange(ctx: Ctx, e: LocatedEvent & { name: 'PoolChange'
     return;
   }
   ctx.result.poolChangesInserted++;
+  ctx.counters.add('pool_changes', 1);
+  ctx.counters.add(`pool_changes:${d.pool}`, 1);
   ctx.poolHours.add(d.pool, hourMs, orderKey(e.slot, e.signature, e.eventIndex), d.postLiquidity, d.lpSupply);
   ctx.pools.set(d.pool, d.tokenMint);
 }
@@ -185,16 +189,19 @@ export async function writeBatch(db: Kysely<Database>, a: DialectAdapter, decima
       prices: new PriceLookup(trx, decimals),
       rollups: new RollupAccumulator(),
       poolHours: new PoolHourAccumulator(),
+      counters: new CounterAccumulator(),
       pools: new Map(),
       result: { gamesInserted: 0, poolChangesInserted: 0, poolsCreatedInserted: 0, duplicates: 0 },
     };
     const sigs = batch.signatures ?? [];
-    for (let i = 0; i < sigs.length; i += 1000) {
-      await trx
+    for (const chunk of fixedChunks(sigs)) {
+      const inserted = await trx
         .insertInto('signatures')
-        .values(sigs.slice(i, i + 1000).map((s) => ({ signature: s.signature, slot: s.slot, block_time: s.blockTime, failed: s.failed ? 1 : 0 })))
+        .values(chunk.map((s) => ({ signature: s.signature, slot: s.slot, block_time: s.blockTime, failed: s.failed ? 1 : 0 })))
         .onConflict((oc) => oc.column('signature').doNothing())
+        .returning('signature')
         .execute();
+      ctx.counters.add('signatures', inserted.length);
     }
     const games = batch.events.filter((e): e is LocatedEvent & { name: 'GameSettled' } => e.name === 'GameSettled');
     await insertGames(ctx, games);
@@ -203,8 +210,9 @@ export async function writeBatch(db: Kysely<Database>, a: DialectAdapter, decima
       else if (e.name === 'PoolCreated') await insertPoolCreated(ctx, e);
     }
     await ensurePools(trx, ctx.pools);
-    await ctx.rollups.flush(trx, a);
+    await ctx.rollups.flush(trx, a, ctx.counters);
     await ctx.poolHours.flush(trx);
+    await ctx.counters.flush(trx);
     const state: Record<string, string> = { ...(batch.state ?? {}) };
     for (const [reason, n] of Object.entries(batch.skipped ?? {})) {
       if (!n) continue;
@@ -285,14 +293,30 @@ export async function putPrices(db: Kysely<Database>, a: DialectAdapter, decimal
       if (rollups.size > 5000) await rollups.flush(trx, a);
     }
     await rollups.flush(trx, a);
+    const counters = new CounterAccumulator();
+    counters.add('unpriced_games', -repriced);
+    await counters.flush(trx);
     return repriced;
   });
 }
 
-/** Recomputes every rollup from raw events, in one transaction (STYLE habit 3). */
+/** Recomputes every rollup and counter from raw events, in one transaction (STYLE habit 3). */
 export async function rebuildRollups(db: Kysely<Database>, a: DialectAdapter): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    for (const t of ['ru_daily', 'ru_day_ctp', 'ru_ctp', 'ru_user_ct', 'ru_user', 'ru_pool_hour'] as const) await trx.deleteFrom(t).execute();
+  await rebuildRollupsIn(db, a);
+}
+
+/** Every derived table, in the order `rebuildRollupsIn` clears them (tests compare them row by row). */
+export const DERIVED_TABLES = ['ru_daily', 'ru_day_ctp', 'ru_ctp', 'ru_user_ctp', 'ru_user', 'ru_pool_hour', 'ru_counter'] as const;
+
+/** The rebuild inside the caller's transaction (migrations), or in a new one. */
+export async function rebuildRollupsIn(db: Kysely<any>, a: DialectAdapter): Promise<void> {
+  if (!db.isTransaction) {
+    await db.transaction().execute((trx) => rebuildRollupsIn(trx, a));
+    return;
+  }
+  const trx = db as Transaction<Database>;
+  {
+    for (const t of DERIVED_TABLES) await trx.deleteFrom(t).execute();
     const chunk = 5000;
     let after: { signature: string; event_index: number } | undefined;
     for (;;) {
@@ -333,7 +357,13 @@ export async function rebuildRollups(db: Kysely<Database>, a: DialectAdapter): P
     const hours = new PoolHourAccumulator();
     for (const c of changes) hours.add(c.pool, Number(c.hour_ms), orderKey(Number(c.slot), c.signature, c.event_index), BigInt(c.post_liquidity), BigInt(c.lp_supply));
     await hours.flush(trx);
-  });
+    // Counters: the only place that counts history, by design (rebuild reads everything anyway).
+    await sql`insert into ru_counter (name, n) select 'players', count(*) from ru_user`.execute(trx);
+    await sql`insert into ru_counter (name, n) select 'signatures', count(*) from signatures`.execute(trx);
+    await sql`insert into ru_counter (name, n) select 'pool_changes', count(*) from pool_changes`.execute(trx);
+    await sql`insert into ru_counter (name, n) select 'unpriced_games', count(*) from games where usd_per_unit is null`.execute(trx);
+    await sql`insert into ru_counter (name, n) select ${sql.lit('pool_changes:')} || pool, count(*) from pool_changes group by pool`.execute(trx);
+  }
 }
 
 export { MS_PER_HOUR };

@@ -1,6 +1,7 @@
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { dayOf, joinHiLo } from '../../core/index.js';
 import type { DialectAdapter } from '../dialect.js';
+import type { Database } from '../schema.js';
 
 /** Driver values → JS: SQLite (safe integers) gives bigint, pg gives strings for bigint/numeric. */
 export const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
@@ -24,7 +25,7 @@ export function filterSql(f: GameFilter, alias = ''): RawBuilder<unknown> {
   return parts.length ? sql.join(parts, sql` `) : sql``;
 }
 
-const SUMS = 'plays, wager_hi, wager_lo, payout_hi, payout_lo, jackpot_hi, jackpot_lo, usd_wager, usd_profit, usd_creator_fee, usd_gamba_fee, usd_net, max_usd_profit, min_usd_profit, first_ms, last_ms';
+const SUMS = 'plays, jackpots, wager_hi, wager_lo, payout_hi, payout_lo, jackpot_hi, jackpot_lo, usd_wager, usd_profit, usd_creator_fee, usd_gamba_fee, usd_net, max_usd_profit, min_usd_profit, first_ms, last_ms';
 
 /**
  * Rows of game sums (columns of schema.ts GameSums plus day, creator, token, pool, player)
@@ -39,7 +40,7 @@ export function windowSource(a: DialectAdapter, f: GameFilter, startTime: number
   const d = dayOf(startTime);
   return sql`select day, creator, token, pool, player, ${sql.raw(SUMS)} from ru_daily where day > ${d} ${filterSql(f)}
     union all
-    select day, creator, token, pool, player, 1 as plays, wager_hi, wager_lo, payout_hi, payout_lo, jackpot_hi, jackpot_lo,
+    select day, creator, token, pool, player, 1 as plays, is_jackpot as jackpots, wager_hi, wager_lo, payout_hi, payout_lo, jackpot_hi, jackpot_lo,
       usd_wager, usd_profit, usd_creator_fee, usd_gamba_fee, usd_net,
       ${a.greatest(sql`0.0`, sql.raw('usd_profit'))} as max_usd_profit, ${a.least(sql`0.0`, sql.raw('usd_profit'))} as min_usd_profit,
       time_ms as first_ms, time_ms as last_ms
@@ -76,4 +77,10 @@ export function dayRange(days: number, now: number): { first: number; last: numb
 /** Exact sum of a `<name>_hi` / `<name>_lo` column pair of a result row. */
 export function joinHiLoRow(r: Record<string, unknown>, name: string): bigint {
   return joinHiLo(r[`${name}_hi`] as string, r[`${name}_lo`] as string);
+}
+
+/** A named counter kept by the write path (table ru_counter; 0 when never incremented). */
+export async function counter(db: Kysely<Database>, name: string): Promise<number> {
+  const r = await db.selectFrom('ru_counter').select('n').where('name', '=', name).executeTakeFirst();
+  return num(r?.n);
 }

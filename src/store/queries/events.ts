@@ -1,8 +1,8 @@
-import type { Expression, Kysely, SqlBool } from 'kysely';
+import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import { AppError } from '../../core/index.js';
 import type { Database } from '../schema.js';
 import type { Page, PoolChangeRecord, PoolChangesQuery, SettledGame, SettledGamesOrderBy, SettledGamesQuery, SortDirection } from '../types.js';
-import { big, num } from './common.js';
+import { big, counter, filterSql, num } from './common.js';
 
 /**
  * Keyset cursors (DESIGN §4 extension): base64url JSON of the ordering and the last row's
@@ -53,20 +53,23 @@ export async function settledGames(db: Kysely<Database>, q: SettledGamesQuery): 
   if (q.pool !== undefined) base = base.where('pool', '=', q.pool);
   if (q.token !== undefined) base = base.where('token', '=', q.token);
   if (q.user !== undefined) base = base.where('player', '=', q.user);
-  if (q.onlyJackpots) base = base.where('is_jackpot', '=', 1);
+  // Literal 1 (not a bound parameter): SQLite uses a partial index only when the query spells its WHERE term.
+  if (q.onlyJackpots) base = base.where('is_jackpot', '=', sql.lit(1));
 
   let list = base.select(['signature', 'event_index', 'time_ms', 'player', 'creator', 'token', 'wager', 'payout', 'jackpot', 'usd_wager', 'usd_profit', 'multiplier_bps']);
   for (const k of keys) list = list.orderBy(k, dir);
   if (q.cursor !== undefined) {
     const after = decodeCursor(q.cursor, q.orderBy, q.sorting, keys.map((k) => (k === 'signature' ? 'string' : 'number')));
     list = list.where((eb) => keysetAfter(eb, keys, after, q.sorting));
+    // The row-value comparison alone does not give PostgreSQL an index range on a shorter index.
+    list = list.where(keys[0]!, q.sorting === 'ASC' ? '>=' : '<=', after[0] as number);
   } else {
     list = list.offset(q.page * q.itemsPerPage);
   }
   const rows = await list.limit(q.itemsPerPage + 1).execute();
   const more = rows.length > q.itemsPerPage;
   const page = rows.slice(0, q.itemsPerPage);
-  const total = await base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
+  const total = await settledTotal(db, q);
   const last = page[page.length - 1];
   const keyOf = (r: (typeof page)[number]): KeyValue[] =>
     keys.map((k) => (k === 'signature' ? r.signature : k === 'event_index' ? num(r.event_index) : k === 'time_ms' ? num(r.time_ms) : k === 'usd_profit' ? num(r.usd_profit) : num(r.multiplier_bps)));
@@ -90,9 +93,22 @@ export async function settledGames(db: Kysely<Database>, q: SettledGamesQuery): 
         time: num(r.time_ms),
       };
     }),
-    total: num(total?.n),
+    total,
     nextCursor: more && last ? encodeCursor(q.orderBy, q.sorting, keyOf(last)) : null,
   };
+}
+
+/**
+ * `total` of a settledGames listing from rollup play counts (DESIGN §7: never COUNT(*) over
+ * games): ru_ctp (creator × token × pool, a few rows) or, with a user, that user's ru_user_ctp
+ * rows; `jackpots` instead of `plays` for onlyJackpots.
+ */
+async function settledTotal(db: Kysely<Database>, q: SettledGamesQuery): Promise<number> {
+  const col = sql.raw(q.onlyJackpots ? 'jackpots' : 'plays');
+  const f = filterSql({ creator: q.creator, token: q.token, pool: q.pool, player: q.user });
+  const table = sql.raw(q.user === undefined ? 'ru_ctp' : 'ru_user_ctp');
+  const res = await sql<{ n: unknown }>`select sum(${col}) as n from ${table} where 1=1 ${f}`.execute(db);
+  return num(res.rows[0]?.n);
 }
 
 // Row-value comparison `(a, b, c) > (x, y, z)` — supported by SQLite ≥ 3.15 and PostgreSQL.
@@ -115,7 +131,7 @@ export async function poolChanges(db: Kysely<Database>, q: PoolChangesQuery): Pr
   const rows = await list.limit(q.itemsPerPage + 1).execute();
   const more = rows.length > q.itemsPerPage;
   const page = rows.slice(0, q.itemsPerPage);
-  const total = await base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
+  const total = await counter(db, `pool_changes:${q.pool}`);
   const last = page[page.length - 1];
   return {
     results: page.map((r) => ({
@@ -130,7 +146,7 @@ export async function poolChanges(db: Kysely<Database>, q: PoolChangesQuery): Pr
       usd_amount: num(r.usd_amount),
       time: num(r.time_ms),
     })),
-    total: num(total?.n),
+    total,
     nextCursor: more && last ? encodeCursor('time', 'DESC', [num(last.time_ms), last.signature, num(last.event_index)]) : null,
   };
 }

@@ -2,11 +2,11 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
 import type { LeaderboardEntry, PlayerQuery, PlayerResult, PlayersQuery, PlayersResult } from '../types.js';
-import { AGG_SUMS, filterSql, num, TOKEN_PROFIT_ORDER, TOKEN_VOLUME_ORDER, tokenSums, windowSource } from './common.js';
+import { AGG_SUMS, counter, filterSql, num, TOKEN_PROFIT_ORDER, TOKEN_VOLUME_ORDER, tokenSums, windowSource } from './common.js';
 
-/** GET /player: all-time totals of one user from ru_user_ct (spec §2 Player statistics; DESIGN §4). */
+/** GET /player: all-time totals of one user from ru_user_ctp (spec §2 Player statistics; DESIGN §4). */
 export async function player(db: Kysely<Database>, q: PlayerQuery): Promise<PlayerResult | undefined> {
-  const res = await sql<Record<string, unknown>>`select token, ${AGG_SUMS} from ru_user_ct
+  const res = await sql<Record<string, unknown>>`select token, ${AGG_SUMS} from ru_user_ctp
     where player = ${q.user} ${filterSql({ creator: q.creator, token: q.token })} group by token`.execute(db);
   if (res.rows.length === 0) return undefined;
   let plays = 0, volume = 0, profit = 0, win = 0, loss = 0, first = Infinity, last = 0;
@@ -39,17 +39,23 @@ export async function player(db: Kysely<Database>, q: PlayerQuery): Promise<Play
 }
 
 /**
- * GET /players leaderboard. Source by filters: all-time unfiltered → ru_user; creator/token →
- * ru_user_ct; pool or startTime → ru_daily window (+ raw rows of a partial first day).
+ * GET /players leaderboard. Source by filters (DESIGN §7: cost bounded by the answer or window):
+ * - all-time, unfiltered, sortBy usd_* → the top N straight from ru_user's sort indexes, total
+ *   from the 'players' counter;
+ * - all-time with creator/token/pool → ru_user_ctp rows of that filter (one per player and
+ *   platform/pool: grows with the filter's players, never with games);
+ * - startTime → ru_daily window (+ raw rows of a partial first day): grows with the window.
  * Ties break by user ascending (DESIGN §4). token_* are null unless one token is implied.
  */
 export async function players(db: Kysely<Database>, a: DialectAdapter, q: PlayersQuery): Promise<PlayersResult> {
   const singleToken = q.token !== undefined || q.pool !== undefined;
+  const filtered = q.creator !== undefined || q.token !== undefined || q.pool !== undefined;
+  if (q.startTime === undefined && !filtered && (q.sortBy === 'usd_profit' || q.sortBy === 'usd_volume')) return topPlayers(db, q);
   let source: RawBuilder<unknown>;
-  if (q.pool !== undefined || q.startTime !== undefined) {
+  if (q.startTime !== undefined) {
     source = windowSource(a, { creator: q.creator, token: q.token, pool: q.pool }, q.startTime);
-  } else if (q.creator !== undefined || q.token !== undefined) {
-    source = sql`select * from ru_user_ct where 1=1 ${filterSql({ creator: q.creator, token: q.token })}`;
+  } else if (filtered) {
+    source = sql`select * from ru_user_ctp where 1=1 ${filterSql({ creator: q.creator, token: q.token, pool: q.pool })}`;
   } else {
     source = sql`select * from ru_user`;
   }
@@ -75,4 +81,25 @@ export async function players(db: Kysely<Database>, a: DialectAdapter, q: Player
     };
   });
   return { results, total: num(total.rows[0]?.n) };
+}
+
+/** All-time unfiltered leaderboard: reads limit + offset rows of an ru_user index (migration 0002). */
+async function topPlayers(db: Kysely<Database>, q: PlayersQuery): Promise<PlayersResult> {
+  const key = q.sortBy === 'usd_profit' ? sql.raw('usd_profit') : sql.raw('usd_wager');
+  const rows = await sql<Record<string, unknown>>`select player, plays, usd_wager, usd_profit, max_usd_profit, last_ms from ru_user
+    order by ${key} desc, player asc limit ${q.limit} offset ${q.offset}`.execute(db);
+  const total = await counter(db, 'players');
+  return {
+    results: rows.rows.map((r) => ({
+      user: String(r.player),
+      total_plays: num(r.plays),
+      usd_volume: num(r.usd_wager),
+      usd_profit: num(r.usd_profit),
+      token_volume: null,
+      token_profit: null,
+      biggest_win_usd: num(r.max_usd_profit),
+      last_play: num(r.last_ms),
+    })),
+    total,
+  };
 }

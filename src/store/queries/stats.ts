@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
 import type { StatsQuery, StatsResult } from '../types.js';
-import { num, windowSource } from './common.js';
+import { counter, num, windowSource } from './common.js';
 
 /** Active window of `active_players`: the last 60 minutes of wall clock (DESIGN §3). */
 export const ACTIVE_WINDOW_MS = 60 * 60 * 1000;
@@ -16,11 +16,12 @@ export async function stats(db: Kysely<Database>, a: DialectAdapter, q: StatsQue
     const sums = await sql<Record<string, unknown>>`select sum(plays) as plays, sum(usd_wager) as usd_volume,
         sum(usd_creator_fee) as revenue, sum(usd_net) as net, count(distinct creator) as creators, min(first_ms) as first_ms
       from ru_ctp where 1=1 ${q.creator === undefined ? sql`` : sql`and creator = ${q.creator}`}`.execute(db);
+    // Players: the write path's counter, or the creator's rows of ru_user_ctp (its players, not its games).
     const players =
       q.creator === undefined
-        ? await sql<{ n: unknown }>`select count(*) as n from ru_user`.execute(db)
-        : await sql<{ n: unknown }>`select count(distinct player) as n from ru_user_ct where creator = ${q.creator}`.execute(db);
-    row = { ...sums.rows[0], players: players.rows[0]?.n };
+        ? await counter(db, 'players')
+        : num((await sql<{ n: unknown }>`select count(distinct player) as n from ru_user_ctp where creator = ${q.creator}`.execute(db)).rows[0]?.n);
+    row = { ...sums.rows[0], players };
   } else {
     const res = await sql<Record<string, unknown>>`select sum(plays) as plays, sum(usd_wager) as usd_volume,
         sum(usd_creator_fee) as revenue, sum(usd_net) as net, count(distinct creator) as creators,

@@ -1,0 +1,32 @@
+/**
+ * Write-path throughput probe (not a test; issue 5 asks for a measured figure, not a timed
+ * assertion): `npx tsx test/perf/write-rate.ts [games] [batch]` loads a generated fixture through
+ * `store.writeBatch` into a fresh SQLite file (prices first) and prints games/s.
+ */
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createCommon } from '../../src/core/index.js';
+import { createStore } from '../../src/store/index.js';
+import { generateFixture } from '../helpers/fixture.js';
+
+const games = Number(process.argv[2] ?? 50_000);
+const batchSize = Number(process.argv[3] ?? 1000);
+const dir = mkdtempSync(join(tmpdir(), 'gamba-write-rate-'));
+const store = await createStore({ common: createCommon(), config: { kind: 'sqlite', path: join(dir, 'gamba.db') } });
+const f = generateFixture({ seed: 7, games, poolChanges: Math.round(games / 20) });
+await store.upsertMints(f.mints);
+await store.putPrices(f.prices);
+const bySig = new Map(f.signatures.map((s) => [s.signature, s]));
+const t0 = performance.now();
+let n = 0;
+for (let i = 0; i < f.events.length; i += batchSize) {
+  const events = f.events.slice(i, i + batchSize);
+  const sigs = [...new Set(events.map((e) => e.signature))].map((s) => bySig.get(s)!);
+  const r = await store.writeBatch({ events, signatures: sigs, state: { 'perf.cursor': String(i) } });
+  n += r.gamesInserted;
+}
+const s = (performance.now() - t0) / 1000;
+console.log(`${n} games (${f.events.length} events) in ${s.toFixed(2)} s: ${Math.round(n / s)} games/s; file ${(statSync(join(dir, 'gamba.db')).size / 1e6).toFixed(1)} MB`);
+await store.close();
+rmSync(dir, { recursive: true, force: true });
