@@ -1,5 +1,5 @@
 import type { Config } from '../config/index.js';
-import type { Common } from '../core/index.js';
+import { systemClock, type Common } from '../core/index.js';
 import { startIndexing, type Indexer, type IndexerOptions } from '../ingest/index.js';
 import { startSimulator } from '../simulator/index.js';
 import type { Store } from '../store/index.js';
@@ -47,7 +47,14 @@ export async function startIndexingRuntime(o: IndexingRuntimeOptions): Promise<I
   let simulator: Simulator | undefined;
   let feeds: Record<string, string> | undefined;
   if (demo) {
-    const simOptions = { port: 0, ...DEMO_SIMULATION, ...o.simulator };
+    // The simulated chain is a function of (seed, start time): the start time is kept in the
+    // store, so a restarted demo serves the same chain (its history, then the live games since
+    // on the wall clock) instead of a different chain mixed into the same store.
+    const startKey = 'demo.simulator_start_ms';
+    const stored = await o.store.getState(startKey);
+    const startTimeMs = stored !== undefined ? Number(stored) : common.clock.now();
+    if (stored === undefined) await o.store.setState({ [startKey]: String(startTimeMs) });
+    const simOptions = { port: 0, ...DEMO_SIMULATION, startTimeMs, clock: systemClock, ...o.simulator };
     simulator = await startSimulator(simOptions);
     const sim = simulator;
     common.shutdown.register('simulator', () => sim.stop());

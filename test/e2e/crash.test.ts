@@ -25,7 +25,13 @@ async function killAndRestart(store: Store, env: Record<string, string>, kills: 
   for (let k = 0; k < kills; k++) {
     const child = spawnIndexerChild(env);
     await child.waitForLine('STARTED');
-    await new Promise((r) => setTimeout(r, 150 + Math.floor(Math.random() * 700)));
+    // Kill only once this run has stored something (a loaded machine may start slowly), at a
+    // random moment after that: every kill then lands mid-backfill.
+    const before = progress[progress.length - 1] ?? 0;
+    for (let waited = 0; waited < 20_000 && (await store.queries.counts()).totalSignatures <= before; waited += 25) {
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 300)));
     child.proc.kill('SIGKILL');
     expect((await child.exited).signal).toBe('SIGKILL');
     progress.push((await store.queries.counts()).totalSignatures);

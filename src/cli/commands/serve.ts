@@ -4,21 +4,17 @@ import { type Config, loadConfig } from '../../config/index.js';
 import { createCommon, createLogger, type Common } from '../../core/index.js';
 import { createIdleSyncController, type SyncController } from '../../ingest/index.js';
 import { createKeyService, type KeyService } from '../../keys/index.js';
-import { createMemoryRateLimiter } from '../../ratelimit/index.js';
 import { createStore } from '../../store/index.js';
+import { forkApiWorkers, isApiWorker } from '../cluster.js';
+import { createConfiguredLimiter } from '../limiter.js';
 import { exitOnSignals } from '../process.js';
 import { startIndexingRuntime } from '../runtime.js';
-
-/**
- * Demo chain (DESIGN §1 "Demo / first run"): a month of history at mainnet-like volume, then
- * new games every half second, so the first answers arrive within a minute of `npm start`.
- */
-export const DEMO_SIMULATOR = { days: 30, playsPerDay: 3000, liveRate: 2 } as const;
 
 interface ServeOptions {
   port?: number;
   host?: string;
   indexer: boolean;
+  workers?: number;
 }
 
 /**
@@ -34,36 +30,49 @@ export function registerServe(program: Command): void {
     .option('--port <port>', 'listen port (overrides PORT)', parsePort)
     .option('--host <host>', 'listen address (overrides HOST)')
     .option('--no-indexer', 'serve the API only (another process runs `gamba-analytics index`)')
+    .option('--workers <n>', 'fork N API worker processes sharing the port (node:cluster); this process runs the indexer', parseWorkers)
     .action(async (opts: ServeOptions) => {
       const overrides: Partial<Config> = {};
       if (opts.port !== undefined) overrides.port = opts.port;
       if (opts.host !== undefined) overrides.host = opts.host;
       const config = loadConfig(process.env, overrides);
-      await serve(config, opts.indexer);
+      // A forked API worker (serve --workers) re-runs this command: API only, never the indexer.
+      if (isApiWorker()) await serve(config, false, { worker: true });
+      else await serve(config, opts.indexer, { workers: opts.workers });
     });
 }
 
-async function serve(config: Readonly<Config>, withIndexer: boolean): Promise<void> {
+async function serve(config: Readonly<Config>, withIndexer: boolean, role: { worker?: boolean; workers?: number }): Promise<void> {
   const logger = createLogger({ level: config.logLevel, pretty: process.stdout.isTTY === true });
   const common = createCommon({ logger });
   exitOnSignals(common);
   try {
     // createStore registers its own close step on common.shutdown.
     const store = await createStore({ common, config: config.store });
-    const limiter = createMemoryRateLimiter({ clock: common.clock });
-    common.shutdown.register('rate-limiter', () => limiter.close());
     const keys = createKeyService({ store: store.keys, clock: common.clock });
     let sync: SyncController = createIdleSyncController(common.clock);
     const demo = withIndexer && !config.solanaRpcUrl;
     if (withIndexer) {
-      const runtime = await startIndexingRuntime({ common, config, store, simulator: DEMO_SIMULATOR });
+      const runtime = await startIndexingRuntime({ common, config, store });
       sync = runtime.indexer.controller;
     }
+    if (role.workers) {
+      // Primary of `serve --workers N`: the workers serve HTTP; closing them comes first on shutdown.
+      const pool = forkApiWorkers(common, role.workers, config.host);
+      common.shutdown.register('http', () => pool.close());
+      const url = await pool.listening;
+      logger.info({ url, workers: role.workers, store: config.store.kind, indexer: withIndexer, demo }, 'API listening');
+      process.stdout.write(`Gamba Analytics API listening on ${url} (docs: ${url}/docs) with ${role.workers} worker processes\n`);
+      await announceKey(common, keys, url, demo, (await store.keys.count()) === 0);
+      return;
+    }
+    const limiter = createConfiguredLimiter(common, config);
     const app = await buildApp({ common, store, keys, limiter, sync });
     const server = await startServer({ app, host: config.host, port: config.port });
     // Registered last, closed first: stop accepting before the indexer and the store go away.
     common.shutdown.register('http', () => server.close());
-    logger.info({ url: server.url, store: config.store.kind, indexer: withIndexer, demo }, 'API listening');
+    logger.info({ url: server.url, store: config.store.kind, indexer: withIndexer, demo, ...(role.worker ? { worker_pid: process.pid } : {}) }, 'API listening');
+    if (role.worker) return; // the primary prints the banner and the key once
     process.stdout.write(`Gamba Analytics API listening on ${server.url} (docs: ${server.url}/docs)\n`);
     await announceKey(common, keys, server.url, demo, (await store.keys.count()) === 0);
   } catch (err) {
@@ -93,6 +102,12 @@ async function announceKey(common: Common, keys: KeyService, url: string, demo: 
       '',
     ].join('\n'),
   );
+}
+
+/** Commander parser: API worker processes, 1..256. */
+function parseWorkers(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 256) throw new InvalidArgumentError('must be an integer between 1 and 256');
+  return Number(value);
 }
 
 /** Commander parser: a TCP port 0..65535 (0 = any free port). */
