@@ -1,0 +1,43 @@
+// The real indexer in its own process, backfilling the benchmark's simulator into a fresh
+// SQLite file. argv[2]: JSON { rpcUrl, hermesUrl, jupiterUrl, feeds, dbPath, concurrency, backfillDays }.
+// Prints `done <games> <signatures> <ms>` when the backfill reached its cutoff.
+import { loadConfig } from '../../src/config/index.js';
+import { createCommon, createLogger } from '../../src/core/index.js';
+import { startIndexing } from '../../src/ingest/index.js';
+import { createStore } from '../../src/store/index.js';
+
+const a = JSON.parse(process.argv[2]!) as {
+  rpcUrl: string;
+  hermesUrl: string;
+  jupiterUrl: string;
+  feeds: Record<string, string>;
+  dbPath: string;
+  concurrency: number;
+  backfillDays: number;
+};
+const common = createCommon({ logger: createLogger({ level: 'warn' }) });
+const config = loadConfig(
+  {},
+  {
+    solanaRpcUrl: a.rpcUrl,
+    hermesUrl: a.hermesUrl,
+    jupiterUrl: a.jupiterUrl,
+    // A loopback simulator, not a provider: no client-side rate cap worth the name.
+    rpcMaxRps: 100_000,
+    rpcConcurrency: a.concurrency,
+    backfillDays: a.backfillDays,
+    // The tail has nothing to do here (no live games); keep it out of the way.
+    pollIntervalMs: 600_000,
+    store: { kind: 'sqlite', path: a.dbPath },
+  },
+);
+const store = await createStore({ common, config: config.store });
+const t0 = performance.now();
+const { indexer, close } = await startIndexing({ common, config, store, feeds: a.feeds, indexer: { progress: 'off' } });
+await indexer.backfilled();
+const ms = performance.now() - t0;
+const c = await store.queries.counts();
+await close();
+await store.close();
+process.stdout.write(`done ${c.totalGames} ${c.totalSignatures} ${Math.round(ms)}\n`);
+process.exit(0);

@@ -1,0 +1,109 @@
+import http from 'node:http';
+import autocannon from 'autocannon';
+
+/** Latency percentiles, ms. */
+export interface Latency {
+  requests: number;
+  p50: number;
+  p99: number;
+  max: number;
+  /** Answers that were not 2xx (e.g. a sampled player without games in that token → 404). */
+  non2xx: number;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+const round = (x: number) => Math.round(x * 100) / 100;
+
+function get(agent: http.Agent, base: URL, path: string, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: base.hostname, port: base.port, path, agent, headers }, (res) => {
+      res.resume();
+      res.once('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));
+    });
+    req.once('error', reject);
+    req.end();
+  });
+}
+
+/**
+ * Sequential requests on one keep-alive connection (no queueing in the numbers): latency of
+ * each answer as the client sees it, from request start to the last byte. `warmup` requests
+ * (other URLs of the same operation) are sent first and not counted.
+ */
+export async function measureLatency(baseUrl: string, path: (i: number) => string, n: number, headers: Record<string, string>, warmup = 3): Promise<Latency> {
+  const base = new URL(baseUrl);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    for (let i = 0; i < warmup; i++) await get(agent, base, path(1_000_000 + i), headers);
+    const times: number[] = [];
+    let non2xx = 0;
+    for (let i = 0; i < n; i++) {
+      const t = performance.now();
+      const r = await get(agent, base, path(i), headers);
+      times.push(performance.now() - t);
+      if (r.status < 200 || r.status > 299) non2xx++;
+    }
+    times.sort((a, b) => a - b);
+    return { requests: n, p50: round(percentile(times, 50)), p99: round(percentile(times, 99)), max: round(times[times.length - 1] ?? NaN), non2xx };
+  } finally {
+    agent.destroy();
+  }
+}
+
+/** One GET: status and headers (used to detect the response cache by its ETag). */
+export async function probe(baseUrl: string, path: string, headers: Record<string, string>): Promise<{ status: number; etag: string | undefined; cacheControl: string | undefined }> {
+  const agent = new http.Agent({ keepAlive: false });
+  try {
+    const r = await get(agent, new URL(baseUrl), path, headers);
+    const etag = r.headers.etag;
+    return { status: r.status, etag: typeof etag === 'string' ? etag : undefined, cacheControl: r.headers['cache-control'] };
+  } finally {
+    agent.destroy();
+  }
+}
+
+export interface Throughput {
+  reqPerSec: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** autocannon against one URL (or a cycle of requests) for `durationS` seconds. */
+export async function measureThroughput(o: {
+  url: string;
+  paths?: string[];
+  durationS: number;
+  connections: number;
+  headers?: Record<string, string>;
+  method?: 'GET' | 'POST';
+  /** POST bodies, cycled (one per request). */
+  bodies?: string[];
+}): Promise<Throughput> {
+  let k = 0;
+  const requests = o.bodies
+    ? [{ method: 'POST' as const, setupRequest: (req: Record<string, unknown>) => ({ ...req, body: o.bodies![k++ % o.bodies!.length] }) }]
+    : o.paths?.map((p) => ({ method: 'GET' as const, path: p }));
+  const r = await autocannon({
+    url: o.url,
+    connections: o.connections,
+    duration: o.durationS,
+    headers: o.headers,
+    method: o.method ?? 'GET',
+    ...(requests ? { requests } : {}),
+  } as autocannon.Options);
+  return {
+    reqPerSec: Math.round(r.requests.average),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    requests: r.requests.total,
+    non2xx: r.non2xx,
+    errors: r.errors + r.timeouts,
+  };
+}

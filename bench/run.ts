@@ -1,0 +1,244 @@
+// `npm run bench` — see docs/benchmarks.md. Loopback only; every phase is time-bounded.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command, InvalidArgumentError } from 'commander';
+import { createCommon, systemClock } from '../src/core/index.js';
+import { createKeyService } from '../src/keys/index.js';
+import { createStore } from '../src/store/index.js';
+import type { StoreConfig } from '../src/config/index.js';
+import { measureIngest, measureSimulator, type IngestFigures, type SimulatorFigures } from './chain.js';
+import { spawnChild, type Child } from './children.js';
+import { prepareDataset, type Dataset } from './dataset.js';
+import { measureLatency, measureThroughput, probe, type Latency, type Throughput } from './load.js';
+import { operations, type Operation } from './operations.js';
+
+interface Flags {
+  quick: boolean;
+  op?: string;
+  store: 'sqlite' | 'postgres';
+  games?: number;
+  duration?: number;
+  requests?: number;
+  connections: number;
+  ingestGames?: number;
+  ingestConcurrency: number;
+  soak?: number;
+  skip: string[];
+  rebuild: boolean;
+  profile: boolean;
+  logLevel: string;
+}
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
+const mb = (b: number) => Math.round(b / 1048576);
+
+function posInt(v: string): number {
+  if (!/^\d+$/.test(v) || Number(v) < 1) throw new InvalidArgumentError('must be a positive integer');
+  return Number(v);
+}
+
+const program = new Command('bench')
+  .description('Gamba Analytics benchmark: API latency/throughput over a dataset, ingest over JSON-RPC, simulator figures')
+  .option('--quick', '100k games, short runs (< 3 min)', false)
+  .option('--op <name>', 'only operations whose name contains this text (e.g. "players", "stats")')
+  .option('--store <kind>', 'sqlite | postgres (DATABASE_URL or TEST_DATABASE_URL, fresh schema)', 'sqlite')
+  .option('--games <n>', 'dataset size in settled games (default 1,000,000; quick 100,000)', posInt)
+  .option('--duration <s>', 'seconds of autocannon per cached-throughput run (default 5; quick 1)', posInt)
+  .option('--requests <n>', 'sequential requests per uncached-latency run (default 200; quick 40)', posInt)
+  .option('--connections <n>', 'autocannon connections', posInt, 16)
+  .option('--ingest-games <n>', 'games in the ingest benchmark (default 100,000; quick 10,000)', posInt)
+  .option('--ingest-concurrency <n>', 'RPC_CONCURRENCY of the indexer in the ingest benchmark', posInt, 8)
+  .option('--soak <s>', 'seconds of mixed cached load watching API RSS (default 60; quick 0 = off)', (v) => Number(v))
+  .option('--skip <phases>', 'comma-separated: api,ingest,simulator', (v) => v.split(','), [] as string[])
+  .option('--rebuild', 'rebuild the dataset even if a cached one fits', false)
+  .option('--profile', 'write CPU profiles (.cpuprofile) of the ingest processes to bench/results/', false)
+  .option('--log-level <level>', 'LOG_LEVEL of the API server child', 'warn');
+
+program.parse(process.argv);
+const f = program.opts<Flags>();
+if (f.store !== 'sqlite' && f.store !== 'postgres') throw new InvalidArgumentError('--store must be sqlite or postgres');
+
+const games = f.games ?? (f.quick ? 100_000 : 1_000_000);
+const durationS = f.duration ?? (f.quick ? 1 : 5);
+const nRequests = f.requests ?? (f.quick ? 40 : 200);
+const ingestGames = f.ingestGames ?? (f.quick ? 10_000 : 100_000);
+const soakS = f.soak ?? (f.quick ? 0 : 60);
+const skip = new Set(f.skip);
+const resultsDir = join(ROOT, 'bench', 'results');
+mkdirSync(resultsDir, { recursive: true });
+const started = new Date();
+
+interface OpResult {
+  name: string;
+  path: string;
+  uncached: Latency;
+  cached: Throughput & { percentOfHello: number };
+  etag: boolean;
+}
+
+const result: {
+  startedAt: string;
+  machine: { cpus: number; node: string; loadavg: number[] };
+  flags: Flags;
+  dataset?: { games: number; events: number; store: string; sizeBytes: number; reused: boolean; buildSeconds: number; source: string };
+  hello?: Throughput;
+  responseCache?: { detected: boolean; cacheControl?: string };
+  operations: OpResult[];
+  apiRss?: { uncachedServerBytes: number; cachedServerBytes: number; peakBytes: number; soak?: { seconds: number; startBytes: number; endBytes: number; maxBytes: number } };
+  ingest?: IngestFigures;
+  simulator?: SimulatorFigures;
+  totalSeconds?: number;
+} = {
+  startedAt: started.toISOString(),
+  machine: { cpus: (await import('node:os')).cpus().length, node: process.version, loadavg: (await import('node:os')).loadavg() },
+  flags: f,
+  operations: [],
+};
+
+async function createBenchKey(store: StoreConfig): Promise<string> {
+  const s = await createStore({ common: createCommon(), config: store });
+  try {
+    // Enterprise key with a limit no benchmark reaches: we measure the API, not the 429 path.
+    const keys = createKeyService({ store: s.keys, clock: systemClock });
+    return (await keys.create({ name: `bench ${started.toISOString()}`, tier: 'enterprise', rpm: 1_000_000_000, burst: 1_000_000_000 })).key;
+  } finally {
+    await s.close();
+  }
+}
+
+function databaseUrl(store: StoreConfig): string {
+  return store.kind === 'sqlite' ? `sqlite:${store.path}` : store.url;
+}
+
+async function startApi(ds: Dataset, cacheTtlMs: number | undefined): Promise<{ child: Child; url: string }> {
+  const child = await spawnChild({
+    script: 'bench/entries/cli.ts',
+    args: ['serve', '--no-indexer', '--host', '127.0.0.1', '--port', '0'],
+    env: { DATABASE_URL: databaseUrl(ds.store), LOG_LEVEL: f.logLevel, CACHE_TTL_MS: cacheTtlMs === undefined ? undefined : String(cacheTtlMs), SOLANA_RPC_URL: undefined },
+    ready: /listening on (http:\/\/[^\s)]+)/,
+  });
+  return { child, url: child.ready[1]! };
+}
+
+async function apiPhase(ds: Dataset): Promise<void> {
+  const key = await createBenchKey(ds.store);
+  const headers = { 'x-api-key': key };
+  let ops: Operation[] = operations(ds.meta);
+  if (f.op) ops = ops.filter((o) => o.name.includes(f.op!));
+  if (ops.length === 0) throw new InvalidArgumentError(`--op ${f.op}: no such operation`);
+
+  // The machine's ceiling, same connections and duration.
+  const hello = await spawnChild({ script: 'bench/entries/hello.ts', ready: /listening (http:\/\/\S+)/ });
+  try {
+    result.hello = await measureThroughput({ url: hello.ready[1]!, durationS: Math.max(durationS, 2), connections: f.connections });
+    log(`fastify hello-world: ${result.hello.reqPerSec} req/s (p99 ${result.hello.p99} ms)`);
+  } finally {
+    await hello.stop();
+  }
+
+  // Uncached latency: a server with the response cache off (CACHE_TTL_MS=0) and varying URLs.
+  const uncached = new Map<string, Latency>();
+  const a = await startApi(ds, 0);
+  let uncachedRss = 0;
+  try {
+    for (const op of ops) {
+      const l = await measureLatency(a.url, (i) => op.path(i), nRequests, headers);
+      uncached.set(op.name, l);
+      log(`uncached ${op.name}: p50 ${l.p50} ms, p99 ${l.p99} ms${l.non2xx ? ` (${l.non2xx} non-2xx)` : ''}`);
+    }
+    uncachedRss = a.child.rss();
+  } finally {
+    await a.child.stop();
+  }
+
+  // Cached throughput: the default configuration (response cache on), one URL repeated.
+  const b = await startApi(ds, undefined);
+  try {
+    const first = await probe(b.url, ops[0]!.path(0), headers);
+    result.responseCache = { detected: first.etag !== undefined, cacheControl: first.cacheControl };
+    if (!first.etag) log('no ETag on answers: the response cache is not there yet — "cached" figures are uncached throughput');
+    for (const op of ops) {
+      const path = op.path(0);
+      const p = await probe(b.url, path, headers);
+      const t = await measureThroughput({ url: b.url + path, durationS, connections: f.connections, headers });
+      const percentOfHello = result.hello ? Math.round((100 * t.reqPerSec) / result.hello.reqPerSec) : 0;
+      result.operations.push({ name: op.name, path, uncached: uncached.get(op.name)!, cached: { ...t, percentOfHello }, etag: p.etag !== undefined });
+      log(`cached ${op.name}: ${t.reqPerSec} req/s (${percentOfHello} % of hello), p99 ${t.p99} ms${t.non2xx ? ` (${t.non2xx} non-2xx)` : ''}`);
+    }
+    let soak: NonNullable<typeof result.apiRss>['soak'];
+    if (soakS > 0) {
+      const paths = ops.flatMap((op) => [0, 1, 2, 3].map((i) => op.path(i)));
+      const startBytes = b.child.rss();
+      let maxBytes = startBytes;
+      const timer = setInterval(() => (maxBytes = Math.max(maxBytes, b.child.rss())), 1000);
+      await measureThroughput({ url: b.url, paths, durationS: soakS, connections: f.connections, headers });
+      clearInterval(timer);
+      soak = { seconds: soakS, startBytes, endBytes: b.child.rss(), maxBytes };
+      log(`soak ${soakS} s: API RSS ${mb(startBytes)} → ${mb(soak.endBytes)} MB (max ${mb(maxBytes)})`);
+    }
+    result.apiRss = { uncachedServerBytes: uncachedRss, cachedServerBytes: b.child.rss(), peakBytes: Math.max(b.child.peakRss(), a.child.peakRss()), soak };
+  } finally {
+    await b.child.stop();
+  }
+}
+
+function markdown(): string {
+  const out: string[] = [];
+  const d = result.dataset;
+  out.push(`# Gamba Analytics benchmark — ${result.startedAt}`, '');
+  out.push(`Machine: ${result.machine.cpus} CPUs, Node ${result.machine.node}, load average at start ${result.machine.loadavg.map((x) => x.toFixed(2)).join(' ')}.`);
+  if (d) {
+    out.push(`Dataset: ${d.games.toLocaleString('en-US')} games (${d.events.toLocaleString('en-US')} events), ${d.store}, ${mb(d.sizeBytes)} MB on disk, ${d.reused ? 'reused' : `built in ${d.buildSeconds.toFixed(0)} s`} — ${d.source}.`);
+  }
+  if (result.hello) out.push(`Bare Fastify hello-world (the ceiling): **${result.hello.reqPerSec.toLocaleString('en-US')} req/s** (p99 ${result.hello.p99} ms, ${f.connections} connections).`);
+  if (result.responseCache) out.push(`Response cache: ${result.responseCache.detected ? `on (ETag, Cache-Control: ${result.responseCache.cacheControl ?? '—'})` : 'not detected (no ETag): "cached" columns are uncached throughput'}.`);
+  if (result.operations.length) {
+    out.push('', '| operation | uncached p50 ms | uncached p99 ms | cached req/s | % of hello | cached p99 ms | non-2xx |', '|---|---:|---:|---:|---:|---:|---:|');
+    for (const o of result.operations) {
+      out.push(`| ${o.name} | ${o.uncached.p50} | ${o.uncached.p99} | ${o.cached.reqPerSec.toLocaleString('en-US')} | ${o.cached.percentOfHello} | ${o.cached.p99} | ${o.uncached.non2xx + o.cached.non2xx} |`);
+    }
+  }
+  if (result.apiRss) {
+    const s = result.apiRss.soak;
+    out.push('', `API RSS: ${mb(result.apiRss.uncachedServerBytes)} MB after the uncached runs, ${mb(result.apiRss.cachedServerBytes)} MB after the cached runs, peak ${mb(result.apiRss.peakBytes)} MB${s ? `; ${s.seconds} s mixed load: ${mb(s.startBytes)} → ${mb(s.endBytes)} MB (max ${mb(s.maxBytes)})` : ''}.`);
+  }
+  if (result.ingest) {
+    const i = result.ingest;
+    out.push('', `Ingest (simulator → JSON-RPC → indexer → SQLite; ${i.indexerSetup}): **${i.gamesPerSec.toLocaleString('en-US')} games/s** (${i.txPerSec.toLocaleString('en-US')} transactions/s; ${i.games.toLocaleString('en-US')} games, ${i.signatures.toLocaleString('en-US')} signatures in ${i.seconds.toFixed(1)} s, RPC_CONCURRENCY ${i.concurrency}).`);
+  }
+  if (result.simulator) {
+    const s = result.simulator;
+    out.push('', `Simulator at ${s.games.toLocaleString('en-US')} games (${s.days} days × ${s.playsPerDay}/day): listening after ${s.listenMs} ms, first getSignaturesForAddress answer after ${s.firstSignaturesMs} ms, newest getTransaction after ${s.firstNewestTransactionMs} ms, history pass done after ${(s.readyMs / 1000).toFixed(1)} s; RSS ${mb(s.rssBytes)} MB (peak ${mb(s.peakRssBytes)} MB); getTransaction ${s.getTransaction.reqPerSec.toLocaleString('en-US')} req/s single (p99 ${s.getTransaction.p99} ms), ${s.getTransactionBatch100.txPerSec.toLocaleString('en-US')} tx/s in batches of 100 (p99 ${s.getTransactionBatch100.p99} ms).`);
+  }
+  out.push('', `Total: ${result.totalSeconds?.toFixed(0)} s.`);
+  return out.join('\n');
+}
+
+const t0 = performance.now();
+let ds: Dataset | undefined;
+if (!skip.has('api')) {
+  ds = await prepareDataset({
+    games,
+    kind: f.store,
+    pgUrl: process.env.DATABASE_URL?.startsWith('postgres') ? process.env.DATABASE_URL : process.env.TEST_DATABASE_URL,
+    rebuild: f.rebuild,
+    log,
+  });
+  result.dataset = { games: ds.meta.games, events: ds.meta.events, store: f.store, sizeBytes: ds.sizeBytes, reused: ds.reused, buildSeconds: ds.meta.buildSeconds, source: ds.meta.source };
+  await apiPhase(ds);
+}
+if (!skip.has('ingest')) {
+  result.ingest = await measureIngest({ games: ingestGames, concurrency: f.ingestConcurrency, profileDir: f.profile ? resultsDir : undefined, log });
+  log(`ingest: ${result.ingest.gamesPerSec} games/s (${result.ingest.txPerSec} tx/s)`);
+}
+if (!skip.has('simulator')) {
+  const days = 365;
+  result.simulator = await measureSimulator({ days, playsPerDay: Math.max(1, Math.round(games / days)), durationS: Math.max(durationS, 2), log });
+}
+result.totalSeconds = (performance.now() - t0) / 1000;
+const md = markdown();
+const file = join(resultsDir, `${started.toISOString().replace(/[:.]/g, '-')}.json`);
+writeFileSync(file, JSON.stringify(result, null, 2));
+process.stdout.write(md + `\n\nJSON: ${file}\n`);
