@@ -4,7 +4,7 @@ import { fromBase58 } from './addresses.js';
 import { JACKPOT_PROBABILITY_UBPS, type Economy, type PoolDef } from './economy.js';
 import type { PriceBook } from './prices.js';
 import { fmix32 } from './rng.js';
-import { createSkeletonGenerator, locationMasks, readU32, type GameSkel, type SegmentSkel, type TxSkel } from './skeleton.js';
+import { createSkeletonGenerator, locationMasks, readU32, type GameSkel, type SegmentSkel, type SkeletonOptions, type TxSkel } from './skeleton.js';
 import type { Timeline } from './timeline.js';
 
 /**
@@ -84,14 +84,8 @@ export interface Ledger {
   dispose(): void;
 }
 
-export interface LedgerOptions {
-  seed: number;
-  playsPerDay: number;
-  liveRate: number;
-  timeline: Timeline;
-  economy: Economy;
-  prices: PriceBook;
-}
+/** The ledger is built from the same inputs as the skeleton generator it drives. */
+export type LedgerOptions = SkeletonOptions;
 
 /** HMAC-SHA256(key = rngSeed, msg = `${clientSeed}-${nonce}`): first 5 hex chars as an int (gamba-v2.md §4). */
 export function resultNumber(rngSeed: string, clientSeed: string, nonce: bigint): number {
