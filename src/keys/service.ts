@@ -39,10 +39,33 @@ export interface KeyService {
 export interface KeyServiceDeps {
   store: ApiKeyStore;
   clock: Clock;
+  /**
+   * How long (ms) a found key record is reused without asking the store again (default 0 = every
+   * request asks). The API sets a few seconds so the hot path makes no store query per request;
+   * a revocation or expiry then takes effect within that time. Unknown keys are never cached.
+   */
+  recordTtlMs?: number;
 }
+
+/** At most this many key records are kept in memory; the oldest entry goes first. */
+const MAX_CACHED_RECORDS = 10_000;
 
 export function createKeyService(deps: KeyServiceDeps): KeyService {
   const { store, clock } = deps;
+  const ttl = deps.recordTtlMs ?? 0;
+  const cache = new Map<string, { record: ApiKeyRecord; until: number }>();
+  const findByHash = async (hash: string): Promise<ApiKeyRecord | undefined> => {
+    if (ttl <= 0) return store.findByHash(hash);
+    const hit = cache.get(hash);
+    if (hit && hit.until > clock.now()) return hit.record;
+    cache.delete(hash);
+    const record = await store.findByHash(hash);
+    if (record) {
+      if (cache.size >= MAX_CACHED_RECORDS) cache.delete(cache.keys().next().value!);
+      cache.set(hash, { record, until: clock.now() + ttl });
+    }
+    return record;
+  };
   return {
     async create(input) {
       const name = input.name?.trim();
@@ -67,7 +90,7 @@ export function createKeyService(deps: KeyServiceDeps): KeyService {
       const key = normalizeKey(presented);
       if (key === undefined) return { ok: false, code: 'UNAUTHORIZED', reason: 'malformed' };
       const hash = hashKey(key);
-      const record = await store.findByHash(hash);
+      const record = await findByHash(hash);
       // The lookup is by hash; the constant-time compare guards against a store that matches loosely.
       if (record === undefined || !sameHash(record.keyHash, hash)) return { ok: false, code: 'UNAUTHORIZED', reason: 'unknown' };
       if (record.revokedAt !== null) return { ok: false, code: 'UNAUTHORIZED', reason: 'revoked' };
@@ -75,6 +98,11 @@ export function createKeyService(deps: KeyServiceDeps): KeyService {
       return { ok: true, record };
     },
     list: () => store.list(),
-    revoke: (id) => store.revoke(id, clock.now()),
+    async revoke(id) {
+      const done = await store.revoke(id, clock.now());
+      // This process forgets at once; others within recordTtlMs.
+      for (const [hash, entry] of cache) if (entry.record.id === id) cache.delete(hash);
+      return done;
+    },
   };
 }

@@ -98,6 +98,37 @@ describe('key service', () => {
   });
 });
 
+describe('key record cache (recordTtlMs)', () => {
+  test('reuses a found record for the TTL: a revocation elsewhere takes effect when it ends; unknown keys are not cached', async () => {
+    const store = await setupStore();
+    const clock = new ManualClock();
+    const keys = createKeyService({ store: store.keys, clock, recordTtlMs: 5_000 });
+    const { id, key } = await keys.create({ name: 'cached', tier: 'standard' });
+    expect((await keys.verify(key)).ok).toBe(true);
+    // Revoked by another process (straight in the store): this one still trusts its copy…
+    await store.keys.revoke(id, clock.now());
+    clock.advance(4_999);
+    expect((await keys.verify(key)).ok).toBe(true);
+    // …until the TTL ends.
+    clock.advance(1);
+    expect(await keys.verify(key)).toMatchObject({ ok: false, reason: 'revoked' });
+
+    // A key that was unknown works as soon as it is stored (misses are not cached).
+    const other = createKeyService({ store: store.keys, clock, recordTtlMs: 5_000 });
+    const later = 'ab'.repeat(32);
+    expect((await other.verify(later)).ok).toBe(false);
+    await store.keys.insert({
+      id: 'key_later', name: 'later', tier: 'premium', rpm: 1000, burst: 2000,
+      keyHash: createHash('sha256').update(later).digest('hex'), createdAt: clock.now(), expiresAt: null, revokedAt: null,
+    });
+    expect((await other.verify(later)).ok).toBe(true);
+    const fresh = { id: 'key_later', key: later };
+    // Revoking through this service forgets its own copy at once.
+    expect(await other.revoke(fresh.id)).toBe(true);
+    expect(await other.verify(fresh.key)).toMatchObject({ ok: false, reason: 'revoked' });
+  });
+});
+
 describe('parseExpiry', () => {
   const now = Date.UTC(2025, 0, 1);
   test.each([

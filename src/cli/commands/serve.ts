@@ -49,7 +49,8 @@ async function serve(config: Readonly<Config>, withIndexer: boolean, role: { wor
   try {
     // createStore registers its own close step on common.shutdown.
     const store = await createStore({ common, config: config.store });
-    const keys = createKeyService({ store: store.keys, clock: common.clock });
+    // Key records are reused for 5 s: no store query per request; a revocation applies within 5 s.
+    const keys = createKeyService({ store: store.keys, clock: common.clock, recordTtlMs: 5_000 });
     let sync: SyncController = createIdleSyncController(common.clock);
     const demo = withIndexer && !config.solanaRpcUrl;
     if (withIndexer) {
