@@ -38,7 +38,8 @@ export interface IngestFigures {
  */
 export async function measureIngest(o: { games: number; concurrency: number; profileDir?: string; log: (m: string) => void }): Promise<IngestFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'gamba-bench-ingest-'));
-  const prof = (name: string) => (o.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${o.profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : []);
+  // One directory per process: tsx's loader thread writes its own (small) profile next to the main thread's.
+  const prof = (name: string) => (o.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${join(o.profileDir, name)}`] : []);
   const sim = await spawnChild({
     script: 'bench/entries/simulator.ts',
     args: [JSON.stringify({ seed: 2, days: 1, playsPerDay: o.games, liveRate: 0 })],
@@ -57,7 +58,10 @@ export async function measureIngest(o: { games: number; concurrency: number; pro
       timeoutMs: 3_600_000,
       nodeArgs: prof('indexer'),
     });
-    await idx.stop();
+    // It exits by itself (and writes its CPU profile on the way out); SIGTERM only if it hangs.
+    const hang = setTimeout(() => void idx.stop(), 30_000);
+    await idx.exited;
+    clearTimeout(hang);
     const [, g, s, ms] = idx.ready.map(Number) as [number, number, number, number];
     const seconds = ms / 1000;
     return {

@@ -20,6 +20,8 @@ export interface Child {
   rss(): number;
   /** Peak resident set size (VmHWM), bytes. */
   peakRss(): number;
+  /** Resolves when the process has exited. */
+  exited: Promise<void>;
   /** Sends SIGTERM and waits for the exit (SIGKILL after 10 s). */
   stop(): Promise<void>;
 }
@@ -110,6 +112,7 @@ export async function spawnChild(o: SpawnOptions): Promise<Child> {
     ready,
     startupMs: performance.now() - t0,
     waitLine,
+    exited,
     rss: () => procStatus(pid, 'VmRSS'),
     peakRss: () => procStatus(pid, 'VmHWM'),
     async stop() {

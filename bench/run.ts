@@ -48,7 +48,7 @@ const program = new Command('bench')
   .option('--duration <s>', 'seconds of autocannon per cached-throughput run (default 5; quick 1)', posInt)
   .option('--requests <n>', 'sequential requests per uncached-latency run (default 200; quick 40)', posInt)
   .option('--connections <n>', 'autocannon connections', posInt, 16)
-  .option('--ingest-games <n>', 'games in the ingest benchmark (default 100,000; quick 10,000)', posInt)
+  .option('--ingest-games <n>', 'games in the ingest benchmark (default 50,000; quick 10,000)', posInt)
   .option('--ingest-concurrency <n>', 'RPC_CONCURRENCY of the indexer in the ingest benchmark', posInt, 8)
   .option('--soak <s>', 'seconds of mixed cached load watching API RSS (default 60; quick 0 = off)', (v) => Number(v))
   .option('--skip <phases>', 'comma-separated: api,ingest,simulator', (v) => v.split(','), [] as string[])
@@ -63,7 +63,7 @@ if (f.store !== 'sqlite' && f.store !== 'postgres') throw new InvalidArgumentErr
 const games = f.games ?? (f.quick ? 100_000 : 1_000_000);
 const durationS = f.duration ?? (f.quick ? 1 : 5);
 const nRequests = f.requests ?? (f.quick ? 40 : 200);
-const ingestGames = f.ingestGames ?? (f.quick ? 10_000 : 100_000);
+const ingestGames = f.ingestGames ?? (f.quick ? 10_000 : 50_000);
 const soakS = f.soak ?? (f.quick ? 0 : 60);
 const skip = new Set(f.skip);
 const resultsDir = join(ROOT, 'bench', 'results');
@@ -230,7 +230,7 @@ if (!skip.has('api')) {
   await apiPhase(ds);
 }
 if (!skip.has('ingest')) {
-  result.ingest = await measureIngest({ games: ingestGames, concurrency: f.ingestConcurrency, profileDir: f.profile ? resultsDir : undefined, log });
+  result.ingest = await measureIngest({ games: ingestGames, concurrency: f.ingestConcurrency, profileDir: f.profile ? join(resultsDir, `profiles-${started.toISOString().replace(/[:.]/g, '-')}`) : undefined, log });
   log(`ingest: ${result.ingest.gamesPerSec} games/s (${result.ingest.txPerSec} tx/s)`);
 }
 if (!skip.has('simulator')) {
