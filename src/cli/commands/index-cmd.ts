@@ -1,4 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander';
+import { startMetricsServer } from '../../api/index.js';
 import { type Config, loadConfig } from '../../config/index.js';
 import { createCommon, createLogger } from '../../core/index.js';
 import { createStore } from '../../store/index.js';
@@ -45,6 +46,10 @@ async function runIndexer(
   try {
     const store = await createStore({ common, config: config.store });
     await startIndexingRuntime({ common, config, store, simulate, simulator, indexer: { progress } });
+    if (config.metricsPort !== undefined) {
+      const metrics = await startMetricsServer({ common, port: config.metricsPort });
+      logger.info({ url: `${metrics.url}/metrics` }, 'Prometheus metrics listening');
+    }
     logger.info({ store: config.store.kind }, 'indexer running (SIGTERM/SIGINT to stop)');
   } catch (err) {
     await common.shutdown.close();
