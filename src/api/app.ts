@@ -8,6 +8,7 @@ import { DEFAULT_CONCURRENCY_LIMITS, registerConcurrencyLimit } from './plugins/
 import { fastifyServerOptions, registerUrlLimit, resolveHttpLimits } from './plugins/limits.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerSecurityHeaders } from './plugins/security.js';
+import { registerResponseCache } from './plugins/cache.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
 import { registerQueryGuards } from './plugins/validation.js';
 import { formatValidationError } from './params.js';
@@ -93,6 +94,8 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     registerAuth(api, { keys, limiter, metrics, failureLimits: options.authFailureLimits ?? DEFAULT_AUTH_FAILURE_LIMITS });
     registerRateLimit(api, { limiter, metrics });
     registerQueryGuards(api);
+    // After auth, rate limit and validation; before the query (issue 5). Off unless options.cache is given.
+    if (options.cache) registerResponseCache(api, { clock, generation: () => store.generation(), options: options.cache });
     // Before the routes: wraps each handler registered below in the concurrency cap.
     registerConcurrencyLimit(api, { limits: { ...DEFAULT_CONCURRENCY_LIMITS, ...options.concurrency }, metrics });
     registerStatusRoutes(api, routeDeps);

@@ -1,4 +1,5 @@
 import type { Common } from '../core/index.js';
+import type { ResponseCacheOptions } from './plugins/cache.js';
 import type { SyncController } from '../ingest/index.js';
 import type { KeyService } from '../keys/index.js';
 import type { BucketLimits, RateLimiter } from '../ratelimit/index.js';
@@ -7,6 +8,8 @@ import type { ConcurrencyLimits } from './plugins/concurrency.js';
 import type { HttpLimits } from './plugins/limits.js';
 
 export interface ApiOptions {
+  /** Response cache of protected GET answers (plugins/cache.ts); absent = no cache (ETag/304 off too). */
+  cache?: ResponseCacheOptions;
   /** Largest accepted request body, bytes (default 16 KiB: no route takes a body). */
   bodyLimit?: number;
   /** Fastify `trustProxy` (client IP from X-Forwarded-For behind a proxy); default false. */

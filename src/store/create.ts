@@ -80,13 +80,16 @@ export async function createStore(opts: CreateStoreOptions): Promise<Store> {
     for (const m of await db.selectFrom('mints').selectAll().execute()) decimals.set(m.mint, Number(m.decimals));
   };
   let closed = false;
+  // Write generation (Store.generation): bumped when a write settles, committed or not (harmless).
+  let generation = 0;
+  const bump = <T>(p: Promise<T>): Promise<T> => p.finally(() => void generation++);
   const store: Store = {
     dialect: adapter.kind,
     async migrate() {
       await migrateToLatest(db, adapter, schema?.replace(/[^A-Za-z0-9_]/g, ''));
       await loadMints();
     },
-    writeBatch: (batch) => writeBatch(db, adapter, decimals, batch),
+    writeBatch: (batch) => bump(writeBatch(db, adapter, decimals, batch)),
     async getState(key) {
       const r = await db.selectFrom('sync_state').select('value').where('key', '=', key).executeTakeFirst();
       return r?.value;
@@ -115,7 +118,7 @@ export async function createStore(opts: CreateStoreOptions): Promise<Store> {
         decimals.set(m.mint, m.decimals);
       }
     },
-    putPrices: (prices) => putPrices(db, adapter, decimals, prices),
+    putPrices: (prices) => bump(putPrices(db, adapter, decimals, prices)),
     async getPrices(mint, fromHourMs, toHourMs) {
       const rows = await db.selectFrom('prices').selectAll().where('mint', '=', mint).where('hour_ms', '>=', fromHourMs).where('hour_ms', '<=', toHourMs).orderBy('hour_ms').execute();
       return rows.map((r) => ({ mint: r.mint, hourMs: Number(r.hour_ms), usdPrice: Number(r.usd_price), source: r.source, publishTime: r.publish_time === null ? null : Number(r.publish_time) }));
@@ -127,7 +130,8 @@ export async function createStore(opts: CreateStoreOptions): Promise<Store> {
         order by hour_ms, token limit ${limit}`.execute(db);
       return res.rows.map((r) => ({ mint: r.token, hourMs: Number(r.hour_ms) }));
     },
-    rebuildRollups: () => rebuildRollups(db, adapter),
+    rebuildRollups: () => bump(rebuildRollups(db, adapter)),
+    generation: () => generation,
     keys: createApiKeyStore(db),
     queries: createQueries(readDb ?? db, adapter),
     async ping() {

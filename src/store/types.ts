@@ -344,6 +344,12 @@ export interface Store {
   unpricedHours(limit: number): Promise<{ mint: string; hourMs: number }[]>;
   /** Recomputes every rollup from raw events (`gamba-analytics rollups rebuild`). */
   rebuildRollups(): Promise<void>;
+  /**
+   * Increments after every write this Store object committed (writeBatch, putPrices,
+   * rebuildRollups, setState excluded). Response caches key on it so an in-process write is
+   * never hidden; writes by other processes are bounded by the cache TTL instead (DESIGN §5).
+   */
+  generation(): number;
   readonly keys: ApiKeyStore;
   readonly queries: Queries;
   /** Cheap reachability check for /ready; throws when the store is unreachable. */

@@ -68,7 +68,7 @@ async function serve(config: Readonly<Config>, withIndexer: boolean, role: { wor
       return;
     }
     const limiter = createConfiguredLimiter(common, config);
-    const app = await buildApp({ common, store, keys, limiter, sync });
+    const app = await buildApp({ common, store, keys, limiter, sync, options: { cache: { ttlMs: config.cacheTtlMs } } });
     const server = await startServer({ app, host: config.host, port: config.port });
     // Registered last, closed first: stop accepting before the indexer and the store go away.
     common.shutdown.register('http', () => server.close());
