@@ -47,7 +47,8 @@ export interface Dataset {
 }
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-export const DATA_DIR = join(ROOT, 'bench', '.data');
+/** Where datasets are cached (BENCH_DATA_DIR overrides; the smoke test uses a temp dir). */
+export const DATA_DIR = process.env.BENCH_DATA_DIR || join(ROOT, 'bench', '.data');
 
 /** Hash of the store code that decides what a dataset file contains; a change means rebuild. */
 export function storeFingerprint(): string {

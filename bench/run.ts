@@ -42,7 +42,7 @@ function posInt(v: string): number {
 const program = new Command('bench')
   .description('Gamba Analytics benchmark: API latency/throughput over a dataset, ingest over JSON-RPC, simulator figures')
   .option('--quick', '100k games, short runs (< 3 min)', false)
-  .option('--op <name>', 'only operations whose name contains this text (e.g. "players", "stats")')
+  .option('--op <name>', 'one operation and its filtered variants, by name (e.g. "players", "settledGames", "chart/plays")')
   .option('--store <kind>', 'sqlite | postgres (DATABASE_URL or TEST_DATABASE_URL, fresh schema)', 'sqlite')
   .option('--games <n>', 'dataset size in settled games (default 1,000,000; quick 100,000)', posInt)
   .option('--duration <s>', 'seconds of autocannon per cached-throughput run (default 5; quick 1)', posInt)
@@ -66,7 +66,7 @@ const nRequests = f.requests ?? (f.quick ? 40 : 200);
 const ingestGames = f.ingestGames ?? (f.quick ? 10_000 : 50_000);
 const soakS = f.soak ?? (f.quick ? 0 : 60);
 const skip = new Set(f.skip);
-const resultsDir = join(ROOT, 'bench', 'results');
+const resultsDir = process.env.BENCH_RESULTS_DIR || join(ROOT, 'bench', 'results');
 mkdirSync(resultsDir, { recursive: true });
 const started = new Date();
 
@@ -126,7 +126,8 @@ async function apiPhase(ds: Dataset): Promise<void> {
   const key = await createBenchKey(ds.store);
   const headers = { 'x-api-key': key };
   let ops: Operation[] = operations(ds.meta);
-  if (f.op) ops = ops.filter((o) => o.name.includes(f.op!));
+  // `--op stats` = the operation `stats` and its filtered variants (`stats creator+startTime`).
+  if (f.op) ops = ops.filter((o) => o.name === f.op || o.name.startsWith(`${f.op} `));
   if (ops.length === 0) throw new InvalidArgumentError(`--op ${f.op}: no such operation`);
 
   // The machine's ceiling, same connections and duration.
