@@ -53,11 +53,11 @@ async function get(app: TestApp, url: string, headers: Record<string, string> = 
 }
 
 /** A settled game by a brand-new player, 10 s before the fixture's now. */
-function newGame(n: number): LocatedEvent {
+function newGame(n: number, user = fixture.edgeOutUser, creator?: string): LocatedEvent {
   const template = fixture.events.find((e) => e.name === 'GameSettled')!;
   if (template.name !== 'GameSettled') throw new Error('unreachable');
   const sig = template.signature.slice(0, -6) + String(100000 + n).slice(-6).replace(/0/g, 'z');
-  return { ...template, signature: sig, slot: template.slot + 10_000_000 + n, blockTime: fixture.nowMs / 1000 - 10, eventIndex: 0, data: { ...template.data, user: fixture.edgeOutUser } };
+  return { ...template, signature: sig, slot: template.slot + 10_000_000 + n, blockTime: fixture.nowMs / 1000 - 10, eventIndex: 0, data: { ...template.data, user, creator: creator ?? template.data.creator } };
 }
 
 describe('response cache', () => {
@@ -120,8 +120,8 @@ describe('response cache', () => {
   it('shows an in-process write at once', async () => {
     const url = `/players?sortBy=usd_volume&limit=1000&creator=${fixture.creators[0]}`;
     const before = JSON.parse((await get(cached, url)).text).total as number;
-    const g = newGame(2);
-    await store.writeBatch({ events: [{ ...g, data: { ...g.data, user: 'NewP1ayer1111111111111111111111111111111111', creator: fixture.creators[0]! } }] });
+    const g = newGame(2, 'NewP1ayer1111111111111111111111111111111111', fixture.creators[0]!);
+    await store.writeBatch({ events: [g] });
     const after = JSON.parse((await get(cached, url)).text).total as number;
     expect(after).toBe(before + 1);
   });
