@@ -8,15 +8,32 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/**
+ * How long `close()` waits for in-flight requests before cutting the remaining connections, ms.
+ * Needed because Node stops enforcing its header/request timeouts once `server.close()` runs:
+ * without it a client that sent half a request would hold the process until it gave up
+ * (DESIGN §9 / issue 7: exit within 10 s of SIGTERM, with time left for the indexer and store).
+ */
+export const SHUTDOWN_GRACE_MS = 5_000;
+
 /** Listens on `host:port` (port 0 = ephemeral). Rejects when the port is taken (EADDRINUSE). */
-export async function startServer(args: { app: FastifyInstance; host: string; port: number }): Promise<RunningServer> {
+export async function startServer(args: { app: FastifyInstance; host: string; port: number; shutdownGraceMs?: number }): Promise<RunningServer> {
   const { app, host, port } = args;
+  const graceMs = args.shutdownGraceMs ?? SHUTDOWN_GRACE_MS;
   await app.listen({ host, port });
   const addr = app.server.address() as AddressInfo;
   const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   let closing: Promise<void> | undefined;
   return {
     url: `http://${shownHost}:${addr.port}`,
-    close: () => (closing ??= app.close()),
+    close: () =>
+      (closing ??= (async () => {
+        const force = setTimeout(() => app.server.closeAllConnections(), graceMs);
+        try {
+          await app.close();
+        } finally {
+          clearTimeout(force);
+        }
+      })()),
   };
 }
