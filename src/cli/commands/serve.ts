@@ -1,5 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { buildApp, startServer } from '../../api/index.js';
+import { buildApp, startMetricsServer, startServer } from '../../api/index.js';
 import { type Config, loadConfig } from '../../config/index.js';
 import { createCommon, createLogger, type Common } from '../../core/index.js';
 import { createIdleSyncController, type SyncController } from '../../ingest/index.js';
@@ -56,6 +56,12 @@ async function serve(config: Readonly<Config>, withIndexer: boolean, role: { wor
     if (withIndexer) {
       const runtime = await startIndexingRuntime({ common, config, store });
       sync = runtime.indexer.controller;
+    }
+    if (config.metricsPort !== undefined && !role.worker) {
+      // One listener per host, in the primary (with --workers the workers' HTTP metrics stay in
+      // their own processes: docs/deployment.md).
+      const metrics = await startMetricsServer({ common, port: config.metricsPort });
+      logger.info({ url: `${metrics.url}/metrics` }, 'Prometheus metrics listening');
     }
     if (role.workers) {
       // Primary of `serve --workers N`: the workers serve HTTP; closing them comes first on shutdown.
