@@ -26,6 +26,8 @@ export interface IngestFigures {
   gamesPerSec: number;
   txPerSec: number;
   concurrency: number;
+  /** Extra node flags of both processes (e.g. --max-semi-space-size=64). */
+  nodeFlags: string[];
   simulatorRssBytes: number;
   indexerSetup: string;
 }
@@ -36,10 +38,10 @@ export interface IngestFigures {
  * JSON-RPC by the real indexer (`startIndexing`, its own process) into a fresh SQLite file.
  * Time = from the indexer's start to `backfilled()`.
  */
-export async function measureIngest(o: { games: number; concurrency: number; profileDir?: string; log: (m: string) => void }): Promise<IngestFigures> {
+export async function measureIngest(o: { games: number; concurrency: number; profileDir?: string; nodeFlags?: string[]; log: (m: string) => void }): Promise<IngestFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'gamba-bench-ingest-'));
   // One directory per process: tsx's loader thread writes its own (small) profile next to the main thread's.
-  const prof = (name: string) => (o.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${join(o.profileDir, name)}`] : []);
+  const prof = (name: string) => [...(o.nodeFlags ?? []), ...(o.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${join(o.profileDir, name)}`] : [])];
   const sim = await spawnChild({
     script: 'bench/entries/simulator.ts',
     args: [JSON.stringify({ seed: 2, days: 1, playsPerDay: o.games, liveRate: 0 })],
@@ -71,6 +73,7 @@ export async function measureIngest(o: { games: number; concurrency: number; pro
       gamesPerSec: Math.round(g / seconds),
       txPerSec: Math.round(s / seconds),
       concurrency: o.concurrency,
+      nodeFlags: o.nodeFlags ?? [],
       simulatorRssBytes: sim.rss(),
       indexerSetup: 'simulator and indexer each in their own process; indexer = startIndexing (backfill, finalized, batches of 100 getTransaction), SQLite',
     };

@@ -23,6 +23,7 @@ interface Flags {
   connections: number;
   ingestGames?: number;
   ingestConcurrency: number;
+  ingestNodeFlags: string[];
   soak?: number;
   skip: string[];
   rebuild: boolean;
@@ -50,6 +51,7 @@ const program = new Command('bench')
   .option('--connections <n>', 'autocannon connections', posInt, 16)
   .option('--ingest-games <n>', 'games in the ingest benchmark (default 50,000; quick 10,000)', posInt)
   .option('--ingest-concurrency <n>', 'RPC_CONCURRENCY of the indexer in the ingest benchmark', posInt, 8)
+  .option('--ingest-node-flags <flags>', 'space-separated node flags for the ingest processes (e.g. "--max-semi-space-size=64")', (v) => v.split(' ').filter(Boolean), [] as string[])
   .option('--soak <s>', 'seconds of mixed cached load watching API RSS (default 60; quick 0 = off)', (v) => Number(v))
   .option('--skip <phases>', 'comma-separated: api,ingest,simulator', (v) => v.split(','), [] as string[])
   .option('--rebuild', 'rebuild the dataset even if a cached one fits', false)
@@ -207,7 +209,7 @@ function markdown(): string {
   }
   if (result.ingest) {
     const i = result.ingest;
-    out.push('', `Ingest (simulator → JSON-RPC → indexer → SQLite; ${i.indexerSetup}): **${i.gamesPerSec.toLocaleString('en-US')} games/s** (${i.txPerSec.toLocaleString('en-US')} transactions/s; ${i.games.toLocaleString('en-US')} games, ${i.signatures.toLocaleString('en-US')} signatures in ${i.seconds.toFixed(1)} s, RPC_CONCURRENCY ${i.concurrency}).`);
+    out.push('', `Ingest (simulator → JSON-RPC → indexer → SQLite; ${i.indexerSetup}): **${i.gamesPerSec.toLocaleString('en-US')} games/s** (${i.txPerSec.toLocaleString('en-US')} transactions/s; ${i.games.toLocaleString('en-US')} games, ${i.signatures.toLocaleString('en-US')} signatures in ${i.seconds.toFixed(1)} s, RPC_CONCURRENCY ${i.concurrency}${i.nodeFlags.length ? `, node ${i.nodeFlags.join(' ')}` : ''}).`);
   }
   if (result.simulator) {
     const s = result.simulator;
@@ -231,7 +233,7 @@ if (!skip.has('api')) {
   await apiPhase(ds);
 }
 if (!skip.has('ingest')) {
-  result.ingest = await measureIngest({ games: ingestGames, concurrency: f.ingestConcurrency, profileDir: f.profile ? join(resultsDir, `profiles-${started.toISOString().replace(/[:.]/g, '-')}`) : undefined, log });
+  result.ingest = await measureIngest({ games: ingestGames, concurrency: f.ingestConcurrency, nodeFlags: f.ingestNodeFlags, profileDir: f.profile ? join(resultsDir, `profiles-${started.toISOString().replace(/[:.]/g, '-')}`) : undefined, log });
   log(`ingest: ${result.ingest.gamesPerSec} games/s (${result.ingest.txPerSec} tx/s)`);
 }
 if (!skip.has('simulator')) {
