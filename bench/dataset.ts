@@ -44,6 +44,8 @@ export interface Dataset {
   /** Bytes on disk (SQLite file + WAL), or PostgreSQL's pg_database_size of the schema's tables. */
   sizeBytes: number;
   reused: boolean;
+  /** PostgreSQL: drops the run's schema (SQLite files stay cached). */
+  dispose(): Promise<void>;
 }
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -95,7 +97,7 @@ export async function prepareDataset(o: DatasetOptions): Promise<Dataset> {
     const meta = JSON.parse(readFileSync(metaPath, 'utf8')) as DatasetMeta;
     if (meta.fingerprint === fingerprint) {
       o.log(`reusing dataset ${path} (built ${meta.builtAt})`);
-      return { meta, store: { kind: 'sqlite', path }, sizeBytes: sqliteSize(path), reused: true };
+      return { meta, store: { kind: 'sqlite', path }, sizeBytes: sqliteSize(path), reused: true, dispose: async () => undefined };
     }
     o.log(`dataset ${path} was built by other store code (${meta.fingerprint} ≠ ${fingerprint}): rebuilding`);
   }
@@ -118,27 +120,38 @@ export async function prepareDataset(o: DatasetOptions): Promise<Dataset> {
   }
   if (o.kind === 'sqlite') {
     writeFileSync(metaPath, JSON.stringify(meta, null, 2));
-    return { meta, store: config, sizeBytes: sqliteSize(path), reused: false };
+    return { meta, store: config, sizeBytes: sqliteSize(path), reused: false, dispose: async () => undefined };
   }
   // PostgreSQL: the API server reaches the schema through search_path in the URL's options.
   const url = new URL(o.pgUrl!);
   url.searchParams.set('options', `-c search_path=${schema}`);
-  return { meta, store: { kind: 'postgres', url: url.toString() }, sizeBytes: await pgSchemaSize(o.pgUrl!, schema!), reused: false };
+  return {
+    meta,
+    store: { kind: 'postgres', url: url.toString() },
+    sizeBytes: await pgSchemaSize(o.pgUrl!, schema!),
+    reused: false,
+    dispose: () => pgQuery(o.pgUrl!, `drop schema if exists "${schema}" cascade`).then(() => undefined),
+  };
 }
 
-async function pgSchemaSize(url: string, schema: string): Promise<number> {
+async function pgQuery(url: string, text: string, values: unknown[] = []): Promise<Record<string, unknown>[]> {
   const pg = (await import('pg')).default;
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
-    const r = await c.query<{ n: string }>(
-      `select coalesce(sum(pg_total_relation_size(format('%I.%I', schemaname, tablename))), 0)::text as n from pg_tables where schemaname = $1`,
-      [schema],
-    );
-    return Number(r.rows[0]!.n);
+    return (await c.query(text, values)).rows as Record<string, unknown>[];
   } finally {
     await c.end();
   }
+}
+
+async function pgSchemaSize(url: string, schema: string): Promise<number> {
+  const rows = await pgQuery(
+    url,
+    `select coalesce(sum(pg_total_relation_size(format('%I.%I', schemaname, tablename))), 0)::text as n from pg_tables where schemaname = $1`,
+    [schema],
+  );
+  return Number(rows[0]!.n);
 }
 
 async function build(store: Store, o: { games: number; seed: number; days: number; fingerprint: string; log: (m: string) => void }): Promise<DatasetMeta> {

@@ -230,7 +230,11 @@ if (!skip.has('api')) {
     log,
   });
   result.dataset = { games: ds.meta.games, events: ds.meta.events, store: f.store, sizeBytes: ds.sizeBytes, reused: ds.reused, buildSeconds: ds.meta.buildSeconds, source: ds.meta.source };
-  await apiPhase(ds);
+  try {
+    await apiPhase(ds);
+  } finally {
+    await ds.dispose();
+  }
 }
 if (!skip.has('ingest')) {
   result.ingest = await measureIngest({ games: ingestGames, concurrency: f.ingestConcurrency, nodeFlags: f.ingestNodeFlags, profileDir: f.profile ? join(resultsDir, `profiles-${started.toISOString().replace(/[:.]/g, '-')}`) : undefined, log });
