@@ -5,7 +5,8 @@ import { defineConfig } from 'vitest/config';
  * project `postgres` runs the contract, end-to-end, ingest and store tests again with
  * TEST_STORE=postgres, each test run in a fresh schema it creates and drops
  * (test/helpers/store.ts), against TEST_DATABASE_URL (default the local `test` database).
- * `TEST_DIALECTS=sqlite npm test` (no PostgreSQL at hand) leaves the second project out.
+ * test/scaleout needs PostgreSQL and Redis, so it runs in the `postgres` project only.
+ * `TEST_DIALECTS=sqlite npm test` (no PostgreSQL/Redis at hand) leaves the second project out.
  */
 const dialects = (process.env.TEST_DIALECTS ?? 'sqlite,postgres').split(',').map((s) => s.trim());
 const postgresUrl = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
@@ -18,7 +19,7 @@ export default defineConfig({
     reporters: ['default'],
     projects: [
       ...(dialects.includes('sqlite')
-        ? [{ extends: true as const, test: { name: 'sqlite', include: ['test/**/*.test.ts'], env: { TEST_STORE: 'sqlite' } } }]
+        ? [{ extends: true as const, test: { name: 'sqlite', include: ['test/**/*.test.ts'], exclude: ['test/scaleout/**'], env: { TEST_STORE: 'sqlite' } } }]
         : []),
       ...(dialects.includes('postgres')
         ? [
@@ -26,7 +27,8 @@ export default defineConfig({
               extends: true as const,
               test: {
                 name: 'postgres',
-                include: ['test/contract/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/ingest/**/*.test.ts', 'test/store/**/*.test.ts'],
+                // test/scaleout (PostgreSQL + Redis by nature) runs here only.
+                include: ['test/contract/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/ingest/**/*.test.ts', 'test/store/**/*.test.ts', 'test/scaleout/**/*.test.ts'],
                 env: { TEST_STORE: 'postgres', TEST_DATABASE_URL: postgresUrl },
               },
             },

@@ -102,7 +102,8 @@ describe('API processes sharing PostgreSQL and Redis', () => {
     const proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
     const viaProxy = new URL(db.databaseUrl);
     viaProxy.host = `127.0.0.1:${proxy.port}`;
-    const api = await startApi({ DATABASE_URL: viaProxy.toString() });
+    // No response cache: a cached answer during the outage would be correct but would not show the 503.
+    const api = await startApi({ DATABASE_URL: viaProxy.toString(), CACHE_TTL_MS: '0' });
     try {
       expect((await getStats(api.url, key)).status).toBe(200);
       expect((await fetch(`${api.url}/ready`)).status).toBe(200);
