@@ -2,7 +2,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { splitU64 } from '../core/index.js';
 import type { DialectAdapter } from './dialect.js';
 import type { Database } from './schema.js';
-import { fixedChunks } from './statement-cache.js';
+import { fixedChunks, runPrecompiled } from './statement-cache.js';
 
 /** The additive contribution of one or more games to a rollup row (schema.ts GameSums). */
 export interface GameDelta {
@@ -159,7 +159,8 @@ async function upsertRollups(
 ): Promise<number> {
   const keyCols = ROLLUP_KEYS[table];
   const cols = [...keyCols, ...SUM_COLUMNS, 'max_usd_profit', 'min_usd_profit', 'first_ms', 'last_ms'];
-  const tuples = rows.map(({ key, delta }) => sql`(${sql.join(cols.map((c) => (c in key ? key[c] : delta[c as keyof GameDelta])))})`);
+  const params: unknown[] = [];
+  for (const { key, delta } of rows) for (const c of cols) params.push(c in key ? key[c] : delta[c as keyof GameDelta]);
   const t = sql.raw(table);
   const ref = (c: string) => sql.raw(`${table}.${c}`);
   const ex = (c: string) => sql.raw(`excluded.${c}`);
@@ -172,8 +173,14 @@ async function upsertRollups(
   ];
   const anyPlays = rows.some((r) => r.delta.plays > 0);
   const returning = countNew && anyPlays ? sql` returning ${sql.raw(keyCols.join(', '))}, plays` : sql``;
-  const res = await sql<Record<string, unknown>>`insert into ${t} (${sql.raw(cols.join(', '))}) values ${sql.join(tuples)}
-    on conflict (${sql.raw(keyCols.join(', '))}) do update set ${sql.join(updates)}${returning}`.execute(db);
+  // One SQL text per (dialect, table, row count, returning): compiled once (statement-cache.ts).
+  const build = () => {
+    let i = 0;
+    const tuples = rows.map(() => sql`(${sql.join(cols.map(() => params[i++]))})`);
+    return sql`insert into ${t} (${sql.raw(cols.join(', '))}) values ${sql.join(tuples)}
+    on conflict (${sql.raw(keyCols.join(', '))}) do update set ${sql.join(updates)}${returning}`.compile(db);
+  };
+  const res = await runPrecompiled<Record<string, unknown>>(db, `${a.kind}:${table}:${rows.length}:${countNew && anyPlays}`, build, params);
   if (!countNew || !anyPlays) return 0;
   const byKey = new Map(rows.map((r) => [keyCols.map((c) => String(r.key[c])).join('\u0000'), r.delta.plays]));
   let fresh = 0;

@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import type { SqliteDatabase } from 'kysely';
+import { CompiledQuery, type Kysely, type QueryResult, type SqliteDatabase } from 'kysely';
 
 /**
  * better-sqlite3 behind Kysely with a bounded cache of prepared statements, keyed by SQL text.
@@ -40,4 +40,21 @@ export function fixedChunks<T>(rows: readonly T[], sizes: readonly number[] = [2
     }
   }
   return out;
+}
+
+const compiledTexts = new Map<string, string>();
+
+/**
+ * Runs a bulk statement whose SQL text depends only on `key` (table, row count, dialect), with
+ * fresh parameters: the text is compiled by Kysely once (`build`), later calls skip Kysely's
+ * query building and compilation (~10% of the write path's CPU for 35-column × 256-row inserts).
+ * `params` must be in the order `build`'s query binds them (row by row, column by column).
+ */
+export async function runPrecompiled<R>(db: Kysely<any>, key: string, build: () => { sql: string }, params: readonly unknown[]): Promise<QueryResult<R>> {
+  let text = compiledTexts.get(key);
+  if (text === undefined) {
+    text = build().sql;
+    compiledTexts.set(key, text);
+  }
+  return db.executeQuery<R>(CompiledQuery.raw(text, [...params]));
 }

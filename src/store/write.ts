@@ -5,7 +5,7 @@ import type { DialectAdapter } from './dialect.js';
 import { orderKey } from './order-key.js';
 import { gameUsd, PriceLookup, usdPerUnit } from './pricing.js';
 import { CounterAccumulator, gameDelta, PoolHourAccumulator, repriceDelta, RollupAccumulator, type GameDelta, type GameDims } from './rollups.js';
-import { fixedChunks } from './statement-cache.js';
+import { fixedChunks, runPrecompiled } from './statement-cache.js';
 import type { Database } from './schema.js';
 import type { HourlyPrice, WriteBatch, WriteResult } from './types.js';
 import { splitU64 } from '../core/index.js';
@@ -26,6 +26,7 @@ const u64Fields = (d: GameSettled) => ({
 /** The write path's per-transaction context. */
 interface Ctx {
   db: Db;
+  dialect: DialectAdapter['kind'];
   prices: PriceLookup;
   rollups: RollupAccumulator;
   poolHours: PoolHourAccumulator;
@@ -100,13 +101,17 @@ async function insertGames(ctx: Ctx, events: (LocatedEvent & { name: 'GameSettle
   for (const e of events) built.push(await gameRow(ctx, e));
   // 35 columns × 256 rows stays under SQLite's and PostgreSQL's bound-parameter limits.
   for (const chunk of fixedChunks(built)) {
-    const inserted = await ctx.db
-      .insertInto('games')
-      .values(chunk.map((b) => b.row))
-      .onConflict((oc) => oc.columns(['signature', 'event_index']).doNothing())
-      .returning(['signature', 'event_index'])
-      .execute();
-    const isNew = new Set(inserted.map((r) => `${r.signature} ${r.event_index}`));
+    const rows = chunk.map((b) => b.row);
+    const cols = Object.keys(rows[0]!) as (keyof GameRow)[];
+    const params: unknown[] = [];
+    for (const r of rows) for (const c of cols) params.push(r[c]);
+    const inserted = await runPrecompiled<{ signature: string; event_index: number }>(
+      ctx.db,
+      `${ctx.dialect}:games:${rows.length}`,
+      () => ctx.db.insertInto('games').values(rows).onConflict((oc) => oc.columns(['signature', 'event_index']).doNothing()).returning(['signature', 'event_index']).compile(),
+      params,
+    );
+    const isNew = new Set(inserted.rows.map((r) => `${r.signature} ${r.event_index}`));
     for (const b of chunk) {
       if (!isNew.has(`${b.e.signature} ${b.e.eventIndex}`)) {
         ctx.result.duplicates++;
@@ -186,6 +191,7 @@ export async function writeBatch(db: Kysely<Database>, a: DialectAdapter, decima
   return db.transaction().execute(async (trx) => {
     const ctx: Ctx = {
       db: trx,
+      dialect: a.kind,
       prices: new PriceLookup(trx, decimals),
       rollups: new RollupAccumulator(),
       poolHours: new PoolHourAccumulator(),
