@@ -2,7 +2,7 @@
  * `npm run soak [-- --duration 60] [-- --url http://127.0.0.1:3000]` — sustained load (issue 7).
  *
  * Drives the service for a fixed time with many keys of every tier, each asking faster than its
- * token bucket allows (open loop: its whole burst at once, then 1.5 × its refill rate; at most 6
+ * token bucket allows (open loop: 1.5 × its allowance for the run, evenly spaced; at most 6
  * requests in flight per key), over a mix of operations. Then prints, per key, the 200s received against the token-bucket allowance
  * (burst + rpm × duration / 60, DESIGN §4) — each must be within 1 %; p50/p99 latency of the first
  * and the last 10 s (flat: last p99 ≤ 1.5 × first p99, or within 5 ms); server RSS after a 10 s
@@ -52,21 +52,18 @@ function quantile(xs: number[], q: number): number {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
 }
 
-/** The burst phase spreads each key's burst over this long (at least 2 ms apart), so the start is not one spike. */
-const BURST_PHASE_MS = 10_000;
-/** After the burst, each key asks this many times its refill rate, so its bucket stays empty (never idle at full). */
+/**
+ * Each key asks DEMAND_FACTOR × its whole allowance, evenly over the run: its bucket is then empty
+ * after at most 2/3 of the run and stays empty (demand ≥ 1.5 × refill), so every token is spent
+ * as soon as it exists — the condition under which "200s = burst + rpm × span / 60" holds.
+ */
 const DEMAND_FACTOR = 1.5;
 
-/**
- * One key's open-loop client, at most MAX_IN_FLIGHT outstanding: first its whole burst (one
- * request every BURST_SPACING_MS), then DEMAND_FACTOR × its refill rate until the end.
- */
+/** One key's open-loop client (at most MAX_IN_FLIGHT outstanding). */
 async function driveKey(url: string, k: SoakKey, t0: number, endAt: number, samples: Sample[]): Promise<{ ok: number; limited: number; other: number; firstAt: number; lastAt: number }> {
-  const steadyMs = 60_000 / (k.rpm * DEMAND_FACTOR);
-  // Faster than the refill too, or a small burst would overflow while it is being spent.
-  const spacing = Math.max(2, Math.min(BURST_PHASE_MS / k.burst, steadyMs / 2));
-  const burstEnd = k.burst * spacing;
-  const dueAt = (i: number) => t0 + (i < k.burst ? i * spacing : burstEnd + (i - k.burst) * steadyMs);
+  const allowance = k.burst + (k.rpm * durationS) / 60;
+  const intervalMs = (durationS * 1000) / (allowance * DEMAND_FACTOR);
+  const dueAt = (i: number) => t0 + i * intervalMs;
   let ok = 0;
   let limited = 0;
   let other = 0;
@@ -143,11 +140,17 @@ async function main(): Promise<number> {
     const samples: Sample[] = [];
     const t0 = performance.now() + 200;
     const endAt = t0 + durationMs;
-    let rssWarm: number | undefined;
-    const rssTimer = setTimeout(() => (rssWarm = pid ? rssOf(pid) : undefined), WINDOW_MS + 200);
+    // RSS sampled every second; compared as medians of the 10 s after warm-up and of the last 10 s (one sample is GC noise).
+    const rssSamples: { atMs: number; rss: number }[] = [];
+    const rssTimer = setInterval(() => {
+      const rss = pid ? rssOf(pid) : undefined;
+      if (rss !== undefined) rssSamples.push({ atMs: performance.now() - t0, rss });
+    }, 1000);
     const results = await Promise.all(keys.map((k) => driveKey(url, k, t0, endAt, samples)));
-    clearTimeout(rssTimer);
-    const rssEnd = pid ? rssOf(pid) : undefined;
+    clearInterval(rssTimer);
+    const median = (xs: number[]) => (xs.length ? quantile(xs, 0.5) : undefined);
+    const rssWarm = median(rssSamples.filter((x) => x.atMs >= WINDOW_MS && x.atMs < 2 * WINDOW_MS).map((x) => x.rss));
+    const rssEnd = median(rssSamples.filter((x) => x.atMs >= durationMs - WINDOW_MS).map((x) => x.rss));
 
     // ── figures ──
     const rows: string[][] = [['key', 'tier', 'rpm', 'burst', 'expected', '200s', '429s', 'other', 'diff %', 'ok']];
@@ -178,7 +181,7 @@ async function main(): Promise<number> {
       ['requests', String(first.length), String(last.length), ''],
       ['p50 latency', `${quantile(first, 0.5).toFixed(2)} ms`, `${quantile(last, 0.5).toFixed(2)} ms`, ''],
       ['p99 latency', `${p99First.toFixed(2)} ms`, `${p99Last.toFixed(2)} ms`, flat ? 'yes' : 'NO'],
-      ['server RSS (after warm-up / end)', mb(rssWarm), mb(rssEnd), rssOk === undefined ? 'n/a' : rssOk ? 'yes' : 'NO'],
+      ['server RSS (10–20 s / last 10 s, medians)', mb(rssWarm), mb(rssEnd), rssOk === undefined ? 'n/a' : rssOk ? 'yes' : 'NO'],
     ]);
     const total = samples.length;
     process.stdout.write(`soak: ${total} requests in ${durationS} s (${(total / durationS).toFixed(0)}/s); ${pass ? 'PASS' : 'FAIL'}\n`);
