@@ -110,31 +110,47 @@ describe('slow clients', () => {
 });
 
 describe('concurrent query cap', () => {
-  test('one key holding many slow queries cannot starve another key; its excess gets 429 at once', async () => {
+  test('one key holding many slow queries cannot starve another key; its excess waits in its own queue, then 429', async () => {
     const base = await setupStore('sqlite');
     const gate = gateQuery(base, 'stats');
-    const t = await buildTestApp({ store: gate.store, options: { concurrency: { maxConcurrent: 4, perKey: 2, maxQueue: 10, queueTimeoutMs: 60_000 } } });
+    const t = await buildTestApp({ store: gate.store, options: { concurrency: { maxConcurrent: 4, perKey: 2, perKeyQueue: 3, maxQueue: 10, queueTimeoutMs: 60_000 } } });
     try {
       const greedy = await t.createKey({ tier: 'enterprise', rpm: 100_000, burst: 100_000 });
       const polite = await t.createKey({ tier: 'standard' });
       const held = Array.from({ length: 2 }, () => http(t.baseUrl, '/stats', { key: greedy }));
       await gate.waitEntered(2);
-      // The greedy key's further requests are refused at once (not queued), with Retry-After.
-      const extra = await Promise.all(Array.from({ length: 5 }, () => http(t.baseUrl, '/tokens', { key: greedy })));
-      for (const r of extra) {
-        expectError(r, 429, 'RATE_LIMITED');
-        expect(r.headers.get('retry-after')).toBe('1');
+      // Three more wait in the greedy key's own queue (not in the global one)…
+      const waiting = Array.from({ length: 3 }, () => http(t.baseUrl, '/tokens', { key: greedy }));
+      // …so the fourth extra is refused at once, with Retry-After.
+      let refused;
+      for (let i = 0; i < 100; i++) {
+        refused = await http(t.baseUrl, '/tokens', { key: greedy });
+        if (refused.status === 429) break;
+        await new Promise((r) => setTimeout(r, 20));
       }
-      // Another key is served while the greedy key's queries are still stuck.
+      expectError(refused!, 429, 'RATE_LIMITED');
+      expect(refused!.headers.get('retry-after')).toBe('1');
+      expect(refused!.body.error).toMatch(/^Rate limit exceeded: too many concurrent requests/);
+      // Another key is served while the greedy key's queries are stuck (2 of 4 global slots used).
       const other = await http(t.baseUrl, '/tokens', { key: polite });
       expect(other.status, other.text).toBe(200);
       expect(gate.entered).toBe(2);
       gate.open();
-      for (const r of await Promise.all(held)) expect(r.status).toBe(200);
+      for (const r of await Promise.all([...held, ...waiting])) expect(r.status).toBe(200);
       // Slots were released: the greedy key is served again.
       expect((await http(t.baseUrl, '/tokens', { key: greedy })).status).toBe(200);
     } finally {
       gate.open();
+      await t.close();
+    }
+  });
+
+  test('a client with more connections than its key may run is slowed, not refused', async () => {
+    const t = await buildTestApp({ options: { concurrency: { perKey: 2 } } });
+    try {
+      const answers = await Promise.all(Array.from({ length: 24 }, () => http(t.baseUrl, '/stats', { key: t.key })));
+      expect(answers.map((a) => a.status)).toEqual(Array(24).fill(200));
+    } finally {
       await t.close();
     }
   });

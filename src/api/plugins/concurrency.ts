@@ -3,27 +3,30 @@ import type { Metrics } from '../../core/index.js';
 import { apiError } from '../errors.js';
 
 /**
- * A cap on concurrent store queries (issue 7; docs/hardening.md "Concurrency"), so one client
- * cannot starve the others:
- * - at most `perKey` handlers of one API key run at once; more → 429 RATE_LIMITED
- *   (`Retry-After: 1`) at once, without queueing: a key cannot occupy the whole pool;
- * - at most `maxConcurrent` handlers run at once over all keys; the next `maxQueue` wait in
- *   FIFO order, at most `queueTimeoutMs`; beyond that → 503 SERVICE_UNAVAILABLE + `Retry-After`.
+ * A cap on concurrent store queries (issue 7; docs/hardening.md "Limits"), so one client cannot
+ * starve the others:
+ * - at most `perKey` handlers of one API key run at once (never the whole pool); its further
+ *   requests wait in the key's own FIFO queue (at most `perKeyQueue`, then 429 RATE_LIMITED with
+ *   `Retry-After: 1`), so a client with many connections is slowed, not refused;
+ * - at most `maxConcurrent` handlers run at once over all keys; the next `maxQueue` wait in FIFO
+ *   order, at most `queueTimeoutMs`; beyond that → 503 SERVICE_UNAVAILABLE + `Retry-After: 1`.
  * The slot is held exactly while the route handler runs (the store queries), so responses
  * served without the handler (a cache hit, a 4xx from a hook) never wait for one.
  */
 export interface ConcurrencyLimits {
   /** Handlers running at once, all keys. Default 16 (the PostgreSQL pool has 10 connections; SQLite serialises anyway). */
   maxConcurrent: number;
-  /** Requests waiting for a slot; beyond → 503. Default 256. */
+  /** Requests waiting for a global slot; beyond → 503. Default 256. */
   maxQueue: number;
-  /** Longest wait for a slot, ms; then → 503. Default 10 000. */
+  /** Longest wait for a slot (the key's, then the global one), ms; then → 503. Default 10 000. */
   queueTimeoutMs: number;
-  /** Handlers of one key running or waiting at once; beyond → 429. Default 8. */
+  /** Handlers of one key running at once. Default 8 (half the pool). */
   perKey: number;
+  /** Requests of one key waiting for one of its slots; beyond → 429. Default 64. */
+  perKeyQueue: number;
 }
 
-export const DEFAULT_CONCURRENCY_LIMITS: ConcurrencyLimits = { maxConcurrent: 16, maxQueue: 256, queueTimeoutMs: 10_000, perKey: 8 };
+export const DEFAULT_CONCURRENCY_LIMITS: ConcurrencyLimits = { maxConcurrent: 16, maxQueue: 256, queueTimeoutMs: 10_000, perKey: 8, perKeyQueue: 64 };
 
 /** Seconds a client told "saturated" should wait before retrying. */
 const SATURATED_RETRY_AFTER_S = 1;
@@ -33,11 +36,13 @@ interface Waiter {
   timer: NodeJS.Timeout;
 }
 
-/** FIFO semaphore with a bounded queue and a queue timeout; `acquire` rejects with 503 when saturated. */
-export function createQuerySlots(limits: ConcurrencyLimits) {
+/**
+ * FIFO semaphore with a bounded queue and a queue timeout. `acquire` resolves with the release
+ * function, or rejects with `full()` when the queue is full and `late()` when the wait is too long.
+ */
+export function createSemaphore(o: { max: number; maxQueue: number; timeoutMs: number; full: () => Error; late: () => Error }) {
   let running = 0;
   const queue: Waiter[] = [];
-  const saturated = (why: string) => apiError('SERVICE_UNAVAILABLE', `Service temporarily unavailable: ${why}; retry shortly`, { retryAfter: SATURATED_RETRY_AFTER_S });
   const release = () => {
     const next = queue.shift();
     if (next) {
@@ -46,26 +51,23 @@ export function createQuerySlots(limits: ConcurrencyLimits) {
     } else running--;
   };
   return {
-    get running() {
-      return running;
+    /** Running plus waiting (0 = idle). */
+    get load() {
+      return running + queue.length;
     },
-    get queued() {
-      return queue.length;
-    },
-    /** Resolves with the release function once a slot is held. Rejects with 503 when the queue is full or the wait too long. */
     acquire(): Promise<() => void> {
-      if (running < limits.maxConcurrent) {
+      if (running < o.max) {
         running++;
         return Promise.resolve(once(release));
       }
-      if (queue.length >= limits.maxQueue) return Promise.reject(saturated('too many queries in progress'));
+      if (queue.length >= o.maxQueue) return Promise.reject(o.full());
       return new Promise((resolve, reject) => {
         const waiter: Waiter = {
           grant: () => resolve(once(release)),
           timer: setTimeout(() => {
             queue.splice(queue.indexOf(waiter), 1);
-            reject(saturated('queries are queueing for too long'));
-          }, limits.queueTimeoutMs),
+            reject(o.late());
+          }, o.timeoutMs),
         };
         queue.push(waiter);
       });
@@ -82,34 +84,46 @@ function once(fn: () => void): () => void {
   };
 }
 
+type Semaphore = ReturnType<typeof createSemaphore>;
+
 /**
- * Wraps every route handler registered afterwards in `scope` (call before the routes): per-key
- * cap first, then a global slot. Metrics: `http_requests_total` counts the 429/503 answers.
+ * Wraps every route handler registered afterwards in `scope` (call before the routes): the key's
+ * slot first, then a global one.
  */
 export function registerConcurrencyLimit(scope: FastifyInstance, deps: { limits: ConcurrencyLimits; metrics: Metrics }): void {
   const { limits } = deps;
-  const slots = createQuerySlots(limits);
-  const perKey = new Map<string, number>();
+  const saturated = (why: string) => () => apiError('SERVICE_UNAVAILABLE', `Service temporarily unavailable: ${why}; retry shortly`, { retryAfter: SATURATED_RETRY_AFTER_S });
+  const global = createSemaphore({ max: limits.maxConcurrent, maxQueue: limits.maxQueue, timeoutMs: limits.queueTimeoutMs, full: saturated('too many queries in progress'), late: saturated('queries are queueing for too long') });
+  const tooMany = () => apiError('RATE_LIMITED', `Rate limit exceeded: too many concurrent requests for this API key (${limits.perKey} run at once, ${limits.perKeyQueue} may wait)`, { retryAfter: SATURATED_RETRY_AFTER_S });
+  const perKey = new Map<string, Semaphore>();
+  const keySemaphore = (id: string) => {
+    let s = perKey.get(id);
+    if (!s) {
+      s = createSemaphore({ max: limits.perKey, maxQueue: limits.perKeyQueue, timeoutMs: limits.queueTimeoutMs, full: tooMany, late: saturated('queries are queueing for too long') });
+      perKey.set(id, s);
+    }
+    return s;
+  };
   scope.addHook('onRoute', (route) => {
     const handler = route.handler as RouteHandlerMethod;
     route.handler = async function (request, reply) {
-      const keyId = request.apiKey?.id ?? `ip:${request.ip}`;
-      const mine = perKey.get(keyId) ?? 0;
-      if (mine >= limits.perKey) {
-        throw apiError('RATE_LIMITED', `Rate limit exceeded: at most ${limits.perKey} concurrent requests per API key`, { retryAfter: SATURATED_RETRY_AFTER_S });
-      }
-      perKey.set(keyId, mine + 1);
+      const id = request.apiKey?.id ?? `ip:${request.ip}`;
+      const mine = keySemaphore(id);
       try {
-        const release = await slots.acquire();
+        const releaseKey = await mine.acquire();
         try {
-          return await handler.call(this, request, reply);
+          const release = await global.acquire();
+          try {
+            return await handler.call(this, request, reply);
+          } finally {
+            release();
+          }
         } finally {
-          release();
+          releaseKey();
         }
       } finally {
-        const n = (perKey.get(keyId) ?? 1) - 1;
-        if (n <= 0) perKey.delete(keyId);
-        else perKey.set(keyId, n);
+        // Forget idle keys: the map holds only keys with requests in progress.
+        if (mine.load === 0) perKey.delete(id);
       }
     };
   });
