@@ -145,6 +145,18 @@ describe('concurrent query cap', () => {
     }
   });
 
+  test('each request takes exactly one slot (HEAD routes too: a handler wrapped twice would wait for itself)', async () => {
+    const t = await buildTestApp({ options: { concurrency: { perKey: 1, maxConcurrent: 1, queueTimeoutMs: 2000 } } });
+    try {
+      for (const method of ['GET', 'HEAD']) {
+        const r = await fetch(`${t.baseUrl}/stats`, { method, headers: { 'x-api-key': t.key } });
+        expect(r.status, method).toBe(200);
+      }
+    } finally {
+      await t.close();
+    }
+  });
+
   test('a client with more connections than its key may run is slowed, not refused', async () => {
     const t = await buildTestApp({ options: { concurrency: { perKey: 2 } } });
     try {
