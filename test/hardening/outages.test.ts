@@ -5,7 +5,8 @@
  * store ends with exactly the simulator's ground truth. (PostgreSQL and Redis outages are
  * covered by the scale-out tests.)
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -59,6 +60,57 @@ describe('SQLite file locked by another process', () => {
     const truth = await groundTruth(sim);
     expect(await storedEventLines(store, poolsOf(truth.events))).toEqual(expectedEventLines(truth.events));
     expect(indexer.controller.state().lastError).toBeNull();
+  });
+});
+
+/** Whether this machine lets us mark a file immutable (root + ext4: yes; elsewhere the test is skipped). */
+function canMakeImmutable(): boolean {
+  const probe = join(dir, 'probe');
+  writeFileSync(probe, '');
+  try {
+    execFileSync('chattr', ['+i', probe], { stdio: 'ignore' });
+    execFileSync('chattr', ['-i', probe], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe.runIf(canMakeImmutable())('SQLite storage turns read-only mid-run (files made immutable)', () => {
+  test('reads keep being served; failed writes are retried; ends with exactly the ground truth', async () => {
+    const sim = await startSimulator({ seed: 45, days: 5, playsPerDay: 120, liveRate: 0, faults: 'slow=1@10' });
+    stops.push(() => sim.stop());
+    const path = join(dir, 'readonly.db');
+    const store = await createStore({ common: createCommon(), config: { kind: 'sqlite', path } });
+    stops.push(() => store.close());
+    const t = await buildTestApp({ store });
+    stops.push(() => t.close());
+    const indexer = buildIndexer({ rpcUrl: sim.rpcUrl, store, prices: simulatorPrices(sim), backfillDays: 6, options: { pageSize: 50 } });
+    stops.push(() => indexer.stop());
+    const files = [path, `${path}-wal`];
+    const setImmutable = (on: boolean) => {
+      for (const f of files) if (existsSync(f)) execFileSync('chattr', [on ? '+i' : '-i', f]);
+    };
+    stops.push(async () => setImmutable(false));
+    await indexer.start();
+    await waitFor(async () => (await store.queries.counts()).totalSignatures > 0, 30_000, 'first committed page');
+    setImmutable(true);
+    try {
+      await waitFor(() => indexer.controller.state().lastError !== null, 30_000, 'a failed write');
+      const stats = await http(t.baseUrl, '/stats', { key: t.key });
+      // Reads need no write: served (200) — or, if the driver cannot read either, a clean 503.
+      expect([200, 503], stats.text).toContain(stats.status);
+      if (stats.status === 503) expect(stats.body.code).toBe('SERVICE_UNAVAILABLE');
+      if (process.env.HARDENING_VERBOSE) console.log('read-only:', indexer.controller.state().lastError, '/stats →', stats.status);
+      expect(indexer.controller.state().backfillDone).toBe(false);
+    } finally {
+      setImmutable(false);
+    }
+    await indexer.backfilled();
+    await indexer.syncNow();
+    const truth = await groundTruth(sim);
+    expect(await storedEventLines(store, poolsOf(truth.events))).toEqual(expectedEventLines(truth.events));
+    expect((await http(t.baseUrl, '/stats', { key: t.key })).status).toBe(200);
   });
 });
 
