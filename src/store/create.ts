@@ -21,9 +21,15 @@ export interface CreateStoreOptions {
   schema?: string;
   /** Apply migrations on open (default true). */
   migrate?: boolean;
+  /**
+   * SQLite only: how long a statement waits for another connection's lock, ms (default 5000).
+   * better-sqlite3 waits on the event loop, so a process that also serves HTTP sets this low
+   * and lets the indexer's retries absorb SQLITE_BUSY (`serve` uses 250).
+   */
+  busyTimeoutMs?: number;
 }
 
-function openSqlite(path: string): Kysely<Database> {
+function openSqlite(path: string, busyTimeoutMs: number): Kysely<Database> {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   let database: BetterSqlite3.Database;
   try {
@@ -37,7 +43,7 @@ function openSqlite(path: string): Kysely<Database> {
   // and frequent checkpoints re-copied them (issue 5 write-path profile); temp b-trees in memory.
   database.pragma('wal_autocheckpoint = 10000');
   database.pragma('temp_store = MEMORY');
-  database.pragma('busy_timeout = 5000');
+  database.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
   // 64 MiB page cache: rollup and index B-trees stay in memory during ingest.
   database.pragma('cache_size = -65536');
   // u64 halves summed over many rows exceed 2^53: read integers as BigInt (core/u64.ts).
@@ -76,7 +82,7 @@ export async function createStore(opts: CreateStoreOptions): Promise<Store> {
       await admin.end().catch(() => undefined);
     }
   }
-  const db = config.kind === 'sqlite' ? openSqlite(config.path) : openPostgres(config.url, schema);
+  const db = config.kind === 'sqlite' ? openSqlite(config.path, opts.busyTimeoutMs ?? 5000) : openPostgres(config.url, schema);
   // DATABASE_READ_URL (issue 6): the API's queries go to a replica; writes, keys and state stay on the primary.
   const readDb = config.kind === 'postgres' && config.readUrl ? openPostgres(config.readUrl, schema) : undefined;
   const decimals = new Map<string, number>();
