@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { address, getBase58Codec, getProgramDerivedAddress } from '@solana/kit';
+import { address, getProgramDerivedAddress } from '@solana/kit';
+import bs58 from 'bs58';
 import { GAMBA_PROGRAM_ID } from '../protocol/index.js';
 
 /** Well-known program and sysvar ids (Solana docs). */
@@ -10,19 +11,15 @@ export const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget1111111111111111111111111111
 export const RENT_SYSVAR = 'SysvarRent111111111111111111111111111111111';
 export const TOKEN_METADATA_PROGRAM = 'metaqbxxUerdq28cj1RbAWkYQm3ybzjb6a8bt518x1s';
 
-const base58Codec = getBase58Codec();
-
+// base58 through `bs58` (base-x's byte-array algorithm): 2.3× faster than kit's BigInt-based
+// codec, which took a quarter of the simulator's getTransaction CPU (docs/benchmarks.md).
 export function toBase58(bytes: Uint8Array): string {
-  return base58Codec.decode(bytes);
+  return bs58.encode(bytes);
 }
 
 /** Decodes base58; returns null on any invalid character. */
 export function fromBase58(s: string): Uint8Array | null {
-  try {
-    return new Uint8Array(base58Codec.encode(s));
-  } catch {
-    return null;
-  }
+  return bs58.decodeUnsafe(s) ?? null;
 }
 
 /**

@@ -8,7 +8,7 @@ import {
   type SignatureBytes,
   type TransactionMessageBytes,
 } from '@solana/kit';
-import { fromBase58 } from './addresses.js';
+import { fromBase58, toBase58 } from './addresses.js';
 import type { InnerIxPlan, IxPlan, TxPlan } from './txplan.js';
 
 /**
@@ -90,7 +90,7 @@ export function compileTx(plan: TxPlan): CompiledTx {
 function rawIx(c: CompiledTx, ix: IxPlan, stackHeight: number | null) {
   return {
     accounts: ix.accounts.map((k) => c.index.get(k)!),
-    data: b58.decode(ix.data),
+    data: toBase58(ix.data),
     programIdIndex: c.index.get(ix.program)!,
     stackHeight,
   };
@@ -98,7 +98,7 @@ function rawIx(c: CompiledTx, ix: IxPlan, stackHeight: number | null) {
 
 function parsedIx(ix: IxPlan, stackHeight: number | null) {
   if (ix.parsed) return { parsed: { info: ix.parsed.info, type: ix.parsed.type }, program: ix.parsed.program, programId: ix.program, stackHeight };
-  return { accounts: ix.accounts, data: b58.decode(ix.data), programId: ix.program, stackHeight };
+  return { accounts: ix.accounts, data: toBase58(ix.data), programId: ix.program, stackHeight };
 }
 
 function uiAmount(amount: bigint, decimals: number) {
