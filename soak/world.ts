@@ -11,7 +11,7 @@ import { loadConfig } from '../src/config/index.js';
 import { createCommon } from '../src/core/index.js';
 import { createKeyService } from '../src/keys/index.js';
 import { createStore, type Store, type Tier } from '../src/store/index.js';
-import { generateFixture } from '../test/helpers/fixture.js';
+import { generateFixture, loadFixture } from '../test/helpers/fixture.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -37,24 +37,10 @@ export const KEY_PLAN: { tier: Tier; rpm?: number; burst?: number; count: number
 ];
 
 /** Loads the fixture (games, pool changes, prices) through the write path, in transaction-aligned batches. */
+/** The contract tests' fixture, loaded through the store's write path; returns its game count. */
 export async function loadFixtureInto(store: Store, seed = 20260115): Promise<{ games: number }> {
   const f = generateFixture({ seed, games: 3000, poolChanges: 300 });
-  await store.upsertMints(f.mints);
-  await store.putPrices(f.prices);
-  const bySig = new Map(f.signatures.map((s) => [s.signature, s]));
-  let batch: typeof f.events = [];
-  const flush = async () => {
-    if (!batch.length) return;
-    const sigs = [...new Set(batch.map((e) => e.signature))].map((s) => bySig.get(s)!);
-    await store.writeBatch({ events: batch, signatures: sigs });
-    batch = [];
-  };
-  for (let i = 0; i < f.events.length; i++) {
-    batch.push(f.events[i]!);
-    const next = f.events[i + 1];
-    if (batch.length >= 400 && (!next || next.signature !== f.events[i]!.signature)) await flush();
-  }
-  await flush();
+  await loadFixture(store, f);
   return { games: f.events.filter((e) => e.name === 'GameSettled').length };
 }
 

@@ -7,18 +7,13 @@ import { ManualClock } from '../../src/core/index.js';
 import type { Store } from '../../src/store/index.js';
 import { createOracle, type Oracle } from '../helpers/bruteforce.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { generateFixture, type Fixture } from '../helpers/fixture.js';
+import { generateFixture, loadFixture, type Fixture, type LoadOrder } from '../helpers/fixture.js';
 import { setupStore } from '../helpers/store.js';
+
+export { loadFixture, type LoadOrder };
 
 /** The fixture every contract file uses (issue 2: "a few thousand generated games and pool changes"). */
 export const FIXTURE_OPTIONS = { seed: 20260115, games: 3000, poolChanges: 300 } as const;
-
-/**
- * How prices reach the store: all before the events (games priced at write time), or the
- * events first and every price afterwards / half of the hours afterwards (the re-pricing path,
- * DESIGN §6). The answers must not depend on it.
- */
-export type LoadOrder = 'prices-first' | 'prices-last' | 'split';
 
 export interface Contract {
   fixture: Fixture;
@@ -38,29 +33,6 @@ export function queryString(query: Record<string, string | number | boolean | un
     parts.push(v === '' ? encodeURIComponent(k) : `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`);
   }
   return parts.length ? `?${parts.join('&')}` : '';
-}
-
-export async function loadFixture(store: Store, f: Fixture, order: LoadOrder = 'prices-first'): Promise<void> {
-  await store.upsertMints(f.mints);
-  const early = order === 'prices-first' ? f.prices : order === 'split' ? f.prices.filter((_, i) => i % 2 === 0) : [];
-  const late = order === 'prices-first' ? [] : order === 'split' ? f.prices.filter((_, i) => i % 2 === 1) : f.prices;
-  if (early.length) await store.putPrices(early);
-  // Batches of ~400 events, never splitting a transaction (as the indexer writes).
-  const bySig = new Map(f.signatures.map((s) => [s.signature, s]));
-  let batch: typeof f.events = [];
-  const flush = async (): Promise<void> => {
-    if (!batch.length) return;
-    const sigs = [...new Set(batch.map((e) => e.signature))].map((s) => bySig.get(s)!);
-    await store.writeBatch({ events: batch, signatures: sigs });
-    batch = [];
-  };
-  for (let i = 0; i < f.events.length; i++) {
-    batch.push(f.events[i]!);
-    const next = f.events[i + 1];
-    if (batch.length >= 400 && (!next || next.signature !== f.events[i]!.signature)) await flush();
-  }
-  await flush();
-  if (late.length) await store.putPrices(late);
 }
 
 export async function setupContract(order: LoadOrder = 'prices-first'): Promise<Contract> {

@@ -27,7 +27,7 @@
  */
 import { getBase58Codec } from '@solana/kit';
 import type { GameSettled, LocatedEvent, PoolChange } from '../../src/protocol/index.js';
-import type { HourlyPrice, MintInfo, ProcessedSignature } from '../../src/store/index.js';
+import type { HourlyPrice, MintInfo, ProcessedSignature, Store } from '../../src/store/index.js';
 import { MS_PER_DAY, MS_PER_HOUR, hourFloor } from '../../src/core/index.js';
 
 export interface FixtureOptions {
@@ -426,3 +426,34 @@ export function eventTimeMs(e: LocatedEvent): number {
 }
 
 export { MS_PER_DAY, MS_PER_HOUR };
+
+/**
+ * How prices reach the store: all before the events (games priced at write time), or the
+ * events first and every price afterwards / half of the hours afterwards (the re-pricing path,
+ * DESIGN §6). The answers must not depend on it.
+ */
+export type LoadOrder = 'prices-first' | 'prices-last' | 'split';
+
+/** Loads a fixture through the store's write path (mints, prices, events in transaction-aligned batches). */
+export async function loadFixture(store: Store, f: Fixture, order: LoadOrder = 'prices-first'): Promise<void> {
+  await store.upsertMints(f.mints);
+  const early = order === 'prices-first' ? f.prices : order === 'split' ? f.prices.filter((_, i) => i % 2 === 0) : [];
+  const late = order === 'prices-first' ? [] : order === 'split' ? f.prices.filter((_, i) => i % 2 === 1) : f.prices;
+  if (early.length) await store.putPrices(early);
+  // Batches of ~400 events, never splitting a transaction (as the indexer writes).
+  const bySig = new Map(f.signatures.map((s) => [s.signature, s]));
+  let batch: typeof f.events = [];
+  const flush = async (): Promise<void> => {
+    if (!batch.length) return;
+    const sigs = [...new Set(batch.map((e) => e.signature))].map((s) => bySig.get(s)!);
+    await store.writeBatch({ events: batch, signatures: sigs });
+    batch = [];
+  };
+  for (let i = 0; i < f.events.length; i++) {
+    batch.push(f.events[i]!);
+    const next = f.events[i + 1];
+    if (batch.length >= 400 && (!next || next.signature !== f.events[i]!.signature)) await flush();
+  }
+  await flush();
+  if (late.length) await store.putPrices(late);
+}
