@@ -3,12 +3,14 @@ import { AppError } from '../core/index.js';
 import type { DialectAdapter } from './dialect.js';
 import { migration0001 } from './migrations/0001_initial.js';
 import { migration0002 } from './migrations/0002_bounded_reads.js';
+import { migration0003 } from './migrations/0003_window_players.js';
 
 /** Ordered, append-only list of migrations; names sort in application order. */
 function migrationsFor(a: DialectAdapter): Record<string, Migration> {
   return {
     '0001_initial': migration0001(a),
     '0002_bounded_reads': migration0002(a),
+    '0003_window_players': migration0003(),
   };
 }
 
