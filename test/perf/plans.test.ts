@@ -83,7 +83,9 @@ describe('query plans (SQLite)', () => {
     await q.stats({ now });
     await q.stats({ now, creator: f.creators[0] });
     await q.stats({ now, startTime: now - 7 * 86_400_000 });
+    await q.stats({ now, creator: f.creators[0], startTime: now - 7 * 86_400_000 });
     await q.platforms({ limit: 10, days: 7, sortBy: 'usd_volume', now });
+    await q.platforms({ limit: 10, days: 30, sortBy: 'usd_revenue', now });
     await q.player({ user: f.users[0]! });
     await q.player({ user: f.users[0]!, creator: f.creators[0], token: f.tokens.SOL });
     await q.counts();

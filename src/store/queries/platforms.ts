@@ -1,17 +1,44 @@
 import { sql, type Kysely } from 'kysely';
-import { MS_PER_DAY } from '../../core/index.js';
+import { MS_PER_DAY, dayOf } from '../../core/index.js';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
 import type { PlatformEntry, PlatformsQuery } from '../types.js';
-import { num, windowSource } from './common.js';
+import { num } from './common.js';
 
-/** GET /platforms: creators over the rolling window now − days×24 h (DESIGN §4); ties by creator asc. */
-export async function platforms(db: Kysely<Database>, a: DialectAdapter, q: PlatformsQuery): Promise<PlatformEntry[]> {
+/**
+ * GET /platforms: creators over the rolling window now − days×24 h (DESIGN §4); ties by creator asc.
+ *
+ * Cost follows the players active in the window, not per-day per-player rows: the window is open
+ * towards now, so
+ * - sums (USD volume, revenue, plays) = ru_day_ctp rows of whole days after the start day plus
+ *   the raw games of the partial start day (time ≥ start);
+ * - unique_players = players whose all-time last play with the creator (ru_user_ctp.last_ms,
+ *   index ru_user_ctp_last, migration 0003) is ≥ start;
+ * - last_activity = the creator's all-time last play (ru_ctp.last_ms), which lies in the window
+ *   whenever the creator has a game there (only such creators are listed).
+ */
+export async function platforms(db: Kysely<Database>, _a: DialectAdapter, q: PlatformsQuery): Promise<PlatformEntry[]> {
   const start = q.now - q.days * MS_PER_DAY;
-  const order = q.sortBy === 'usd_revenue' ? sql`sum(usd_creator_fee)` : sql`sum(usd_wager)`;
-  const res = await sql<Record<string, unknown>>`select creator, sum(usd_wager) as usd_volume, sum(usd_creator_fee) as usd_revenue,
-      sum(plays) as plays, count(distinct player) as unique_players, max(last_ms) as last_activity
-    from (${windowSource(a, {}, start)}) w group by creator order by ${order} desc, creator asc limit ${q.limit}`.execute(db);
+  const d = dayOf(start);
+  // The upper bound on last_ms changes no answer; it tells SQLite's planner (no table statistics)
+  // that the range is narrow, so it searches ru_user_ctp_last instead of scanning a creator-ordered
+  // index whole. The raw start-day games are bounded by the day's end so g_time reads that day only.
+  const order = q.sortBy === 'usd_revenue' ? sql`s.usd_revenue` : sql`s.usd_volume`;
+  const res = await sql<Record<string, unknown>>`with s as (
+      select creator, sum(usd_wager) as usd_volume, sum(usd_creator_fee) as usd_revenue, sum(plays) as plays from (
+        select creator, usd_wager, usd_creator_fee, plays from ru_day_ctp where day > ${d}
+        union all
+        select creator, usd_wager, usd_creator_fee, 1 as plays from games where time_ms >= ${start} and time_ms < ${(d + 1) * MS_PER_DAY}
+      ) w group by creator
+    ), p as (
+      select creator, count(distinct player) as unique_players from ru_user_ctp
+        where last_ms >= ${start} and last_ms <= ${Number.MAX_SAFE_INTEGER} group by creator
+    ), l as (
+      select creator, max(last_ms) as last_activity from ru_ctp group by creator
+    )
+    select s.creator, s.usd_volume, s.usd_revenue, s.plays, p.unique_players, l.last_activity
+    from s join p on p.creator = s.creator join l on l.creator = s.creator
+    order by ${order} desc, s.creator asc limit ${q.limit}`.execute(db);
   return res.rows.map((r) => ({
     creator: String(r.creator),
     usd_volume: num(r.usd_volume),

@@ -1,14 +1,15 @@
 import { sql, type Kysely } from 'kysely';
+import { MS_PER_DAY, dayOf } from '../../core/index.js';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
 import type { StatsQuery, StatsResult } from '../types.js';
-import { counter, num, windowSource } from './common.js';
+import { counter, filterSql, num } from './common.js';
 
 /** Active window of `active_players`: the last 60 minutes of wall clock (DESIGN §3). */
 export const ACTIVE_WINDOW_MS = 60 * 60 * 1000;
 
 /** GET /stats (spec §2 Platform statistics; definitions DESIGN §3). */
-export async function stats(db: Kysely<Database>, a: DialectAdapter, q: StatsQuery): Promise<StatsResult> {
+export async function stats(db: Kysely<Database>, _a: DialectAdapter, q: StatsQuery): Promise<StatsResult> {
   const f = { creator: q.creator };
   let row: Record<string, unknown> | undefined;
   if (q.startTime === undefined) {
@@ -23,11 +24,26 @@ export async function stats(db: Kysely<Database>, a: DialectAdapter, q: StatsQue
         : num((await sql<{ n: unknown }>`select count(distinct player) as n from ru_user_ctp where creator = ${q.creator}`.execute(db)).rows[0]?.n);
     row = { ...sums.rows[0], players };
   } else {
-    const res = await sql<Record<string, unknown>>`select sum(plays) as plays, sum(usd_wager) as usd_volume,
-        sum(usd_creator_fee) as revenue, sum(usd_net) as net, count(distinct creator) as creators,
-        count(distinct player) as players, min(first_ms) as first_ms
-      from (${windowSource(a, f, q.startTime)}) w`.execute(db);
-    row = res.rows[0];
+    // Windows are open towards now (spec §2 `startTime`: time ≥ startTime), so a player or creator
+    // is in the window iff its all-time last play is ≥ startTime: counts read the all-time
+    // rollups (ru_user_ctp by last_ms, migration 0003; the small ru_ctp), sums read ru_day_ctp for
+    // whole days plus the raw games of the partial start day, first_bet_time is one index seek.
+    const d = dayOf(q.startTime);
+    const cf = filterSql(f);
+    const sums = await sql<Record<string, unknown>>`select sum(plays) as plays, sum(usd_wager) as usd_volume,
+        sum(usd_creator_fee) as revenue, sum(usd_net) as net from (
+        select plays, usd_wager, usd_creator_fee, usd_net from ru_day_ctp where day > ${d} ${cf}
+        union all
+        select 1 as plays, usd_wager, usd_creator_fee, usd_net from games where time_ms >= ${q.startTime} and time_ms < ${(d + 1) * MS_PER_DAY} ${cf}
+      ) w`.execute(db);
+    const creators = await sql<{ n: unknown }>`select count(distinct creator) as n from ru_ctp where last_ms >= ${q.startTime} ${cf}`.execute(db);
+    // The upper bound changes no answer; it tells SQLite's planner (no table statistics) that the
+    // range is narrow, so it searches ru_user_ctp_last instead of scanning the primary key for
+    // its player order.
+    const players = await sql<{ n: unknown }>`select count(distinct player) as n from ru_user_ctp
+      where last_ms >= ${q.startTime} and last_ms <= ${Number.MAX_SAFE_INTEGER} ${cf}`.execute(db);
+    const first = await sql<{ t: unknown }>`select time_ms as t from games where time_ms >= ${q.startTime} ${cf} order by time_ms asc limit 1`.execute(db);
+    row = { ...sums.rows[0], creators: creators.rows[0]?.n, players: players.rows[0]?.n, first_ms: first.rows[0]?.t };
   }
   const active = await sql<{ n: unknown }>`select count(distinct player) as n from games
     where time_ms >= ${q.now - ACTIVE_WINDOW_MS} and time_ms <= ${q.now}
