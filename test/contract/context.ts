@@ -42,8 +42,14 @@ export async function setupContract(order: LoadOrder = 'prices-first'): Promise<
   await loadFixture(store, fixture, order);
   const clock = new ManualClock(fixture.nowMs);
   const app = await buildTestApp({ store, clock });
-  const get: Contract['get'] = async (path, query) => {
-    const res = await fetch(`${app.baseUrl}${path}${queryString(query)}`, { headers: { 'X-API-Key': app.key } });
+  const get = httpGetter(app.baseUrl, app.key);
+  return { fixture, oracle, store, app, clock, get, close: () => app.close() };
+}
+
+/** GET over real HTTP with an API key; the body is parsed JSON (or the raw text when it is not JSON). */
+export function httpGetter(baseUrl: string, key: string): Contract['get'] {
+  return async (path, query) => {
+    const res = await fetch(`${baseUrl}${path}${queryString(query)}`, { headers: { 'X-API-Key': key } });
     const text = await res.text();
     let body: unknown;
     try {
@@ -53,5 +59,4 @@ export async function setupContract(order: LoadOrder = 'prices-first'): Promise<
     }
     return { status: res.status, body };
   };
-  return { fixture, oracle, store, app, clock, get, close: () => app.close() };
 }

@@ -7,23 +7,11 @@
 import { expect } from 'vitest';
 import type { Oracle } from '../helpers/bruteforce.js';
 import { diffJson } from '../contract/compare.js';
-import { queryString } from '../contract/context.js';
+import { httpGetter, queryString } from '../contract/context.js';
+
+export { httpGetter };
 
 export type Get = (path: string, query?: Record<string, string | number | boolean | undefined>) => Promise<{ status: number; body: any }>;
-
-export function httpGetter(baseUrl: string, key: string): Get {
-  return async (path, query) => {
-    const res = await fetch(`${baseUrl}${path}${queryString(query)}`, { headers: { 'X-API-Key': key } });
-    const text = await res.text();
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = text;
-    }
-    return { status: res.status, body };
-  };
-}
 
 export interface Ids {
   creators: string[];
