@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { dayOf, joinHiLo } from '../../core/index.js';
+import { dayOf, joinHiLo, MS_PER_DAY } from '../../core/index.js';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
 
@@ -31,7 +31,9 @@ const SUMS = 'plays, jackpots, wager_hi, wager_lo, payout_hi, payout_lo, jackpot
  * Rows of game sums (columns of schema.ts GameSums plus day, creator, token, pool, player)
  * for games with time ≥ startTime (ms) matching `f`: whole days after the start day from the
  * ru_daily rollup, plus the raw games of the (partial) start day. Without startTime: all of
- * ru_daily. Cost grows with the window, not with history (DESIGN §7).
+ * ru_daily. Cost grows with the window, not with history (DESIGN §7). The raw part is bounded
+ * on both sides of `time_ms`: with only `time_ms >= startTime` SQLite's time index would walk
+ * every game from the start to now and filter `day` afterwards.
  */
 export function windowSource(a: DialectAdapter, f: GameFilter, startTime: number | undefined): RawBuilder<unknown> {
   if (startTime === undefined) {
@@ -44,7 +46,7 @@ export function windowSource(a: DialectAdapter, f: GameFilter, startTime: number
       usd_wager, usd_profit, usd_creator_fee, usd_gamba_fee, usd_net,
       ${a.greatest(sql`0.0`, sql.raw('usd_profit'))} as max_usd_profit, ${a.least(sql`0.0`, sql.raw('usd_profit'))} as min_usd_profit,
       time_ms as first_ms, time_ms as last_ms
-    from games where day = ${d} and time_ms >= ${startTime} ${filterSql(f)}`;
+    from games where day = ${d} and time_ms >= ${startTime} and time_ms < ${(d + 1) * MS_PER_DAY} ${filterSql(f)}`;
 }
 
 /** Exact token sums from summed 32-bit halves (core/u64.ts). */
