@@ -296,6 +296,7 @@ export interface StoreCounts {
   totalVolumeUsd: number;
   unpricedGames: number;
   skipped: Record<string, number>;
+  /** The newest stored event (game or pool change) in chain order; null on an empty store. `blockTime` in s. */
   latest: { signature: string; blockTime: number } | null;
 }
 

@@ -35,7 +35,8 @@ async function getStats(base: string, key: string): Promise<{ status: number; bo
 
 function childPids(pid: number): number[] {
   try {
-    return execFileSync('pgrep', ['-P', String(pid)]).toString().trim().split('\n').filter(Boolean).map(Number);
+    // Node children only: tsx's esbuild service is a child of the primary too.
+    return execFileSync('pgrep', ['-P', String(pid), '-x', 'node']).toString().trim().split('\n').filter(Boolean).map(Number);
   } catch {
     return [];
   }

@@ -10,7 +10,21 @@ export async function counts(db: Kysely<Database>): Promise<StoreCounts> {
   const counters = await db.selectFrom('ru_counter').select(['name', 'n']).where('name', 'in', ['signatures', 'pool_changes', 'unpriced_games']).execute();
   const c = new Map(counters.map((r) => [r.name, num(r.n)]));
   const skippedRows = await db.selectFrom('sync_state').selectAll().where('key', 'like', 'skipped.%').execute();
-  const latest = await db.selectFrom('signatures').select(['signature', 'block_time']).orderBy('slot', 'desc').orderBy('signature', 'desc').limit(1).executeTakeFirst();
+  // latestUpdate = the newest stored event in chain order (slot, signature, event index), not the
+  // newest processed signature: transactions without events say nothing about the data's age.
+  const newest = (table: 'games' | 'pool_changes') =>
+    db
+      .selectFrom(table)
+      .select(['signature', 'block_time', 'slot', 'event_index'])
+      .orderBy('time_ms', 'desc')
+      .orderBy('slot', 'desc')
+      .orderBy('signature', 'desc')
+      .orderBy('event_index', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+  const candidates = [await newest('games'), await newest('pool_changes')].filter((r) => r !== undefined);
+  candidates.sort((x, y) => num(y.slot) - num(x.slot) || (x.signature < y.signature ? 1 : x.signature > y.signature ? -1 : num(y.event_index) - num(x.event_index)));
+  const latest = candidates[0];
   const skipped: Record<string, number> = {};
   for (const r of skippedRows) skipped[r.key.slice('skipped.'.length)] = Number(r.value);
   return {
