@@ -1,5 +1,6 @@
 import { ManualClock } from '../../src/core/index.js';
 import { startSimulator, type GroundTruthEvent, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js';
+import type { SignatureInfo } from '../../src/solana/index.js';
 
 /** A fixed "now" so every run of the tests sees the same chain. */
 export const START_MS = Date.UTC(2025, 5, 1, 12, 0, 0);
@@ -36,14 +37,7 @@ export async function rpc<T = any>(url: string, method: string, params: unknown[
   return JSON.parse(r.text) as RpcReply<T>;
 }
 
-export interface SignatureInfo {
-  signature: string;
-  slot: number;
-  err: unknown;
-  memo: string | null;
-  blockTime: number | null;
-  confirmationStatus: string | null;
-}
+export type { SignatureInfo };
 
 /** Every signature of `address`, newest first, paging with `before`. */
 export async function allSignatures(url: string, address: string, opts: { limit?: number; commitment?: string; until?: string } = {}): Promise<SignatureInfo[]> {
