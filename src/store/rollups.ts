@@ -82,14 +82,37 @@ function merge(into: GameDelta, d: GameDelta): void {
   into.last_ms = Math.max(into.last_ms, d.last_ms);
 }
 
-export type RollupTable = 'ru_daily' | 'ru_day_ctp' | 'ru_ctp' | 'ru_user_ctp' | 'ru_user';
+export type RollupTable =
+  | 'ru_daily' | 'ru_day' | 'ru_day_c' | 'ru_pool_day' | 'ru_ctp'
+  | 'ru_user_ctp' | 'ru_user' | 'ru_user_c' | 'ru_user_t' | 'ru_user_tp' | 'ru_user_ct';
 
 export const ROLLUP_KEYS: Record<RollupTable, readonly string[]> = {
   ru_daily: ['day', 'creator', 'token', 'pool', 'player'],
-  ru_day_ctp: ['day', 'creator', 'token', 'pool'],
+  ru_day: ['day'],
+  ru_day_c: ['day', 'creator'],
+  ru_pool_day: ['pool', 'day', 'token'],
   ru_ctp: ['creator', 'token', 'pool'],
   ru_user_ctp: ['player', 'creator', 'token', 'pool'],
   ru_user: ['player'],
+  ru_user_c: ['player', 'creator'],
+  ru_user_t: ['player', 'token'],
+  ru_user_tp: ['player', 'token', 'pool'],
+  ru_user_ct: ['player', 'creator', 'token'],
+};
+
+/**
+ * Player counters kept per per-player rollup (the `total` of /players and /stats players, read
+ * without counting rows): a player's first row in the table adds 1 to the counter named here.
+ * Names: 'players' (all), 'players:c:<creator>', 'players:t:<token>', 'players:p:<pool>',
+ * 'players:ct:<creator>:<token>', 'players:cp:<creator>:<pool>'.
+ */
+export const PLAYER_COUNTERS: Partial<Record<RollupTable, (k: Record<string, string | number>) => string>> = {
+  ru_user: () => 'players',
+  ru_user_c: (k) => `players:c:${k.creator}`,
+  ru_user_t: (k) => `players:t:${k.token}`,
+  ru_user_tp: (k) => `players:p:${k.pool}`,
+  ru_user_ct: (k) => `players:ct:${k.creator}:${k.token}`,
+  ru_user_ctp: (k) => `players:cp:${k.creator}:${k.pool}`,
 };
 
 export interface GameDims {
@@ -129,16 +152,17 @@ export class RollupAccumulator {
 
   /**
    * Writes every touched row once (multi-row upserts in fixed-size chunks: few distinct SQL
-   * texts, so prepared statements are reused) and counts players seen for the first time
-   * into `counters` ('players'), so no reader ever counts ru_user.
+   * texts, so prepared statements are reused) and counts rows created in the per-player
+   * rollups into `counters` (PLAYER_COUNTERS), so no reader ever counts players.
    */
   async flush(trx: Transaction<Database> | Kysely<Database>, a: DialectAdapter, counters?: CounterAccumulator): Promise<void> {
     for (const [table, m] of this.rows) {
       const rows = [...m.values()];
+      const name = counters ? PLAYER_COUNTERS[table] : undefined;
       // Bound-parameter limits: SQLite 32766, PostgreSQL 65535; 22 columns × 256 rows stays under both.
       for (const chunk of fixedChunks(rows)) {
-        const fresh = await upsertRollups(trx, a, table, chunk, table === 'ru_user');
-        if (fresh) counters?.add('players', fresh);
+        const fresh = await upsertRollups(trx, a, table, chunk, name !== undefined);
+        if (name) for (const k of fresh) counters!.add(name(k), 1);
       }
     }
     this.rows.clear();
@@ -146,8 +170,8 @@ export class RollupAccumulator {
 }
 
 /**
- * Upserts rollup rows; with `countNew`, returns how many rows were created (a row is new when
- * its stored play count equals the delta's, which is only possible for a fresh row since
+ * Upserts rollup rows; with `countNew`, returns the keys of the rows it created (a row is new
+ * when its stored play count equals the delta's, which is only possible for a fresh row since
  * stored rows always have ≥ 1 play).
  */
 async function upsertRollups(
@@ -156,7 +180,7 @@ async function upsertRollups(
   table: RollupTable,
   rows: { key: Record<string, string | number>; delta: GameDelta }[],
   countNew: boolean,
-): Promise<number> {
+): Promise<Record<string, string | number>[]> {
   const keyCols = ROLLUP_KEYS[table];
   const cols = [...keyCols, ...SUM_COLUMNS, 'max_usd_profit', 'min_usd_profit', 'first_ms', 'last_ms'];
   const params: unknown[] = [];
@@ -181,12 +205,12 @@ async function upsertRollups(
     on conflict (${sql.raw(keyCols.join(', '))}) do update set ${sql.join(updates)}${returning}`.compile(db);
   };
   const res = await runPrecompiled<Record<string, unknown>>(db, `${a.kind}:${table}:${rows.length}:${countNew && anyPlays}`, build, params);
-  if (!countNew || !anyPlays) return 0;
-  const byKey = new Map(rows.map((r) => [keyCols.map((c) => String(r.key[c])).join('\u0000'), r.delta.plays]));
-  let fresh = 0;
+  if (!countNew || !anyPlays) return [];
+  const byKey = new Map(rows.map((r) => [keyCols.map((c) => String(r.key[c])).join('\u0000'), r]));
+  const fresh: Record<string, string | number>[] = [];
   for (const r of res.rows) {
-    const plays = byKey.get(keyCols.map((c) => String(r[c])).join('\u0000'));
-    if (plays !== undefined && plays > 0 && Number(r.plays) === plays) fresh++;
+    const row = byKey.get(keyCols.map((c) => String(r[c])).join('\u0000'));
+    if (row !== undefined && row.delta.plays > 0 && Number(r.plays) === row.delta.plays) fresh.push(row.key);
   }
   return fresh;
 }
@@ -194,7 +218,7 @@ async function upsertRollups(
 /**
  * Named counters (table ru_counter) accumulated per batch and added in one upsert: totals
  * that would otherwise be COUNT(*) over history (DESIGN §7). Names: 'signatures',
- * 'pool_changes', 'pool_changes:<pool>', 'unpriced_games', 'players'.
+ * 'pool_changes', 'pool_changes:<pool>', 'unpriced_games', and the player counters (PLAYER_COUNTERS).
  */
 export class CounterAccumulator {
   private readonly counts = new Map<string, number>();

@@ -141,12 +141,46 @@ export interface RuDailyTable extends GameSums {
   player: string;
 }
 
-/** Per UTC day × creator × token × pool: charts, pool daily volume, windowed sums. */
-export interface RuDayCtpTable extends GameSums {
+/** Per UTC day (migration 0004): /chart/plays and /chart/dao-usd without a creator. */
+export interface RuDayTable extends GameSums {
+  day: number;
+}
+
+/** Per UTC day × creator (migration 0004): charts of a creator, windowed sums of /stats and /platforms. */
+export interface RuDayCTable extends GameSums {
   day: number;
   creator: string;
+}
+
+/** Per pool × UTC day (migration 0004; token is the pool's): /daily. */
+export interface RuPoolDayTable extends GameSums {
+  pool: string;
+  day: number;
+  token: string;
+}
+
+/**
+ * All-time per player and one filter shape (migration 0004): the all-time leaderboards with
+ * `creator` (ru_user_c), `token` (ru_user_t), `pool` with or without `token` (ru_user_tp),
+ * `creator` + `token` (ru_user_ct), each indexed on every allowed sort key (sort-keys.ts).
+ */
+export interface RuUserCTable extends GameSums {
+  player: string;
+  creator: string;
+}
+export interface RuUserTTable extends GameSums {
+  player: string;
+  token: string;
+}
+export interface RuUserTpTable extends GameSums {
+  player: string;
   token: string;
   pool: string;
+}
+export interface RuUserCtTable extends GameSums {
+  player: string;
+  creator: string;
+  token: string;
 }
 
 /** All-time per creator × token × pool: /tokens, /total, /platforms-by-pool, /stats sums. */
@@ -199,7 +233,13 @@ export interface Database {
   sync_state: SyncStateTable;
   api_keys: ApiKeysTable;
   ru_daily: RuDailyTable;
-  ru_day_ctp: RuDayCtpTable;
+  ru_day: RuDayTable;
+  ru_day_c: RuDayCTable;
+  ru_pool_day: RuPoolDayTable;
+  ru_user_c: RuUserCTable;
+  ru_user_t: RuUserTTable;
+  ru_user_tp: RuUserTpTable;
+  ru_user_ct: RuUserCtTable;
   ru_ctp: RuCtpTable;
   ru_user_ctp: RuUserCtpTable;
   ru_counter: RuCounterTable;

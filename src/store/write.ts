@@ -312,7 +312,9 @@ export async function rebuildRollups(db: Kysely<Database>, a: DialectAdapter): P
 }
 
 /** Every derived table, in the order `rebuildRollupsIn` clears them (tests compare them row by row). */
-export const DERIVED_TABLES = ['ru_daily', 'ru_day_ctp', 'ru_ctp', 'ru_user_ctp', 'ru_user', 'ru_pool_hour', 'ru_counter'] as const;
+export const DERIVED_TABLES = [
+  'ru_daily', 'ru_day', 'ru_day_c', 'ru_pool_day', 'ru_ctp', 'ru_user_ctp', 'ru_user', 'ru_user_c', 'ru_user_t', 'ru_user_tp', 'ru_user_ct', 'ru_pool_hour', 'ru_counter',
+] as const;
 
 /** The rebuild inside the caller's transaction (migrations), or in a new one. */
 export async function rebuildRollupsIn(db: Kysely<any>, a: DialectAdapter): Promise<void> {
@@ -365,6 +367,13 @@ export async function rebuildRollupsIn(db: Kysely<any>, a: DialectAdapter): Prom
     await hours.flush(trx);
     // Counters: the only place that counts history, by design (rebuild reads everything anyway).
     await sql`insert into ru_counter (name, n) select 'players', count(*) from ru_user`.execute(trx);
+    // The per-filter player counters (rollups.ts PLAYER_COUNTERS): one row per player and filter value.
+    const c = (s: string) => sql.lit(s);
+    await sql`insert into ru_counter (name, n) select ${c('players:c:')} || creator, count(*) from ru_user_c group by creator`.execute(trx);
+    await sql`insert into ru_counter (name, n) select ${c('players:t:')} || token, count(*) from ru_user_t group by token`.execute(trx);
+    await sql`insert into ru_counter (name, n) select ${c('players:p:')} || pool, count(*) from ru_user_tp group by pool`.execute(trx);
+    await sql`insert into ru_counter (name, n) select ${c('players:ct:')} || creator || ${c(':')} || token, count(*) from ru_user_ct group by creator, token`.execute(trx);
+    await sql`insert into ru_counter (name, n) select ${c('players:cp:')} || creator || ${c(':')} || pool, count(*) from ru_user_ctp group by creator, pool`.execute(trx);
     await sql`insert into ru_counter (name, n) select 'signatures', count(*) from signatures`.execute(trx);
     await sql`insert into ru_counter (name, n) select 'pool_changes', count(*) from pool_changes`.execute(trx);
     await sql`insert into ru_counter (name, n) select 'unpriced_games', count(*) from games where usd_per_unit is null`.execute(trx);

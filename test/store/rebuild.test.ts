@@ -22,10 +22,16 @@ type Row = Record<string, unknown>;
 
 const KEYS: Record<(typeof DERIVED_TABLES)[number], string[]> = {
   ru_daily: ['day', 'creator', 'token', 'pool', 'player'],
-  ru_day_ctp: ['day', 'creator', 'token', 'pool'],
+  ru_day: ['day'],
+  ru_day_c: ['day', 'creator'],
+  ru_pool_day: ['pool', 'day', 'token'],
   ru_ctp: ['creator', 'token', 'pool'],
   ru_user_ctp: ['player', 'creator', 'token', 'pool'],
   ru_user: ['player'],
+  ru_user_c: ['player', 'creator'],
+  ru_user_t: ['player', 'token'],
+  ru_user_tp: ['player', 'token', 'pool'],
+  ru_user_ct: ['player', 'creator', 'token'],
   ru_pool_hour: ['pool', 'hour_ms'],
   ru_counter: ['name'],
 };
@@ -116,6 +122,28 @@ describe.each(testDialects())('rollups rebuild (%s)', (dialect) => {
       const counter = (name: string) => Number(incremental.get('ru_counter')!.find((r) => r.name === name)?.n ?? 0);
       const games = f.events.filter((e) => e.name === 'GameSettled');
       expect(counter('players')).toBe(new Set(games.map((e) => (e.name === 'GameSettled' ? e.data.user : ''))).size);
+      // Per-filter player counters (the leaderboards' totals) against distinct players of the fixture.
+      const distinct = (pick: (d: { user: string; creator: string; tokenMint: string; pool: string }) => string) => {
+        const m = new Map<string, Set<string>>();
+        for (const e of games) if (e.name === 'GameSettled') {
+          const k = pick(e.data);
+          if (!m.has(k)) m.set(k, new Set());
+          m.get(k)!.add(e.data.user);
+        }
+        return m;
+      };
+      const shapes: [string, (d: { creator: string; tokenMint: string; pool: string }) => string][] = [
+        ['c', (d) => d.creator],
+        ['t', (d) => d.tokenMint],
+        ['p', (d) => d.pool],
+        ['ct', (d) => `${d.creator}:${d.tokenMint}`],
+        ['cp', (d) => `${d.creator}:${d.pool}`],
+      ];
+      for (const [shape, pick] of shapes) {
+        const expected = distinct(pick);
+        expect(expected.size, shape).toBeGreaterThan(1);
+        for (const [k, players] of expected) expect(counter(`players:${shape}:${k}`), `players:${shape}:${k}`).toBe(players.size);
+      }
       expect(counter('signatures')).toBe(f.signatures.length);
       expect(counter('pool_changes')).toBe(f.events.filter((e) => e.name === 'PoolChange').length);
       const unpriced = games.filter((e) => e.name === 'GameSettled' && (f.priceOf(e.data.tokenMint, Math.floor(e.blockTime / 3600) * 3_600_000) === undefined || f.decimalsOf(e.data.tokenMint) === undefined)).length;

@@ -1,13 +1,12 @@
 import { sql, type Kysely } from 'kysely';
 import type { DialectAdapter } from '../dialect.js';
-import { rebuildRollupsIn } from '../write.js';
 
 /**
  * Issue 5 (DESIGN §7: no request reads history): slimmer listing indexes that cover every
  * filter × orderBy of /events/settledGames, an all-time per (player, creator, token, pool)
  * rollup replacing per (player, creator, token), a `jackpots` count in every game rollup, and
  * named counters for totals that were COUNT(*) over history. Existing data is re-rolled-up
- * from raw events in the same migration.
+ * from raw events by migration 0004.
  */
 export function migration0002(a: DialectAdapter) {
   return {
@@ -66,7 +65,8 @@ export function migration0002(a: DialectAdapter) {
         .addColumn('n', a.bigint, (c) => c.notNull())
         .execute();
 
-      await rebuildRollupsIn(db, a);
+      // Re-rolling up existing data happens once, in the last migration that changes rollups
+      // (0004): the rebuild is today's code and writes today's tables, which don't exist yet here.
     },
     async down(): Promise<void> {
       throw new Error('migrations are append-only; restore from backup to go back');

@@ -4,12 +4,12 @@ import type { Database } from '../schema.js';
 import type { ChartQuery, DaoPoint, PlaysPoint } from '../types.js';
 import { dayRange, num } from './common.js';
 
-/** Per-day sums over the dense series of `days` UTC dates ending today (DESIGN §4), from ru_day_ctp. */
+/** Per-day sums over the dense series of `days` UTC dates ending today (DESIGN §4), from ru_day or ru_day_c (one row per day). */
 async function perDay(db: Kysely<Database>, q: ChartQuery): Promise<{ date: string; plays: number; usd_wager: number; usd_gamba_fee: number }[]> {
   const { first, last } = dayRange(q.days, q.now);
-  const res = await sql<Record<string, unknown>>`select day, sum(plays) as plays, sum(usd_wager) as usd_wager, sum(usd_gamba_fee) as usd_gamba_fee
-    from ru_day_ctp where day >= ${first} and day <= ${last} ${q.creator === undefined ? sql`` : sql`and creator = ${q.creator}`}
-    group by day`.execute(db);
+  const res = await sql<Record<string, unknown>>`select day, plays, usd_wager, usd_gamba_fee
+    from ${sql.raw(q.creator === undefined ? 'ru_day' : 'ru_day_c')} where day >= ${first} and day <= ${last}
+    ${q.creator === undefined ? sql`` : sql`and creator = ${q.creator}`}`.execute(db);
   const byDay = new Map(res.rows.map((r) => [num(r.day), r]));
   const out = [];
   for (let d = first; d <= last; d++) {

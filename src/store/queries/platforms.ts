@@ -10,7 +10,7 @@ import { num } from './common.js';
  *
  * Cost follows the players active in the window, not per-day per-player rows: the window is open
  * towards now, so
- * - sums (USD volume, revenue, plays) = ru_day_ctp rows of whole days after the start day plus
+ * - sums (USD volume, revenue, plays) = ru_day_c rows of whole days after the start day plus
  *   the raw games of the partial start day (time ≥ start);
  * - unique_players = players whose all-time last play with the creator (ru_user_ctp.last_ms,
  *   index ru_user_ctp_last, migration 0003) is ≥ start;
@@ -26,7 +26,7 @@ export async function platforms(db: Kysely<Database>, _a: DialectAdapter, q: Pla
   const order = q.sortBy === 'usd_revenue' ? sql`s.usd_revenue` : sql`s.usd_volume`;
   const res = await sql<Record<string, unknown>>`with s as (
       select creator, sum(usd_wager) as usd_volume, sum(usd_creator_fee) as usd_revenue, sum(plays) as plays from (
-        select creator, usd_wager, usd_creator_fee, plays from ru_day_ctp where day > ${d}
+        select creator, usd_wager, usd_creator_fee, plays from ru_day_c where day > ${d}
         union all
         select creator, usd_wager, usd_creator_fee, 1 as plays from games where time_ms >= ${start} and time_ms < ${(d + 1) * MS_PER_DAY}
       ) w group by creator

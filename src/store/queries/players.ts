@@ -2,6 +2,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
 import type { LeaderboardEntry, PlayerQuery, PlayerResult, PlayersQuery, PlayersResult } from '../types.js';
+import { SORT_KEYS } from '../sort-keys.js';
 import { AGG_SUMS, counter, filterSql, num, TOKEN_PROFIT_ORDER, TOKEN_VOLUME_ORDER, tokenSums, windowSource } from './common.js';
 
 /** GET /player: all-time totals of one user from ru_user_ctp (spec §2 Player statistics; DESIGN §4). */
@@ -40,10 +41,10 @@ export async function player(db: Kysely<Database>, q: PlayerQuery): Promise<Play
 
 /**
  * GET /players leaderboard. Source by filters (DESIGN §7: cost bounded by the answer or window):
- * - all-time, unfiltered, sortBy usd_* → the top N straight from ru_user's sort indexes, total
- *   from the 'players' counter;
- * - all-time with creator/token/pool → ru_user_ctp rows of that filter (one per player and
- *   platform/pool: grows with the filter's players, never with games);
+ * - all-time, unfiltered (usd_* only, DESIGN §4) → the top N straight from ru_user's sort
+ *   indexes, total from the 'players' counter;
+ * - all-time with creator/token/pool → the per-player rollup of that filter shape, read in
+ *   index order (limit + offset rows; migration 0004, sort-keys.ts), total from its counter;
  * - startTime → ru_daily window (+ raw rows of a partial first day): grows with the window.
  * Ties break by user ascending (DESIGN §4). token_* are null unless one token is implied.
  */
@@ -51,14 +52,8 @@ export async function players(db: Kysely<Database>, a: DialectAdapter, q: Player
   const singleToken = q.token !== undefined || q.pool !== undefined;
   const filtered = q.creator !== undefined || q.token !== undefined || q.pool !== undefined;
   if (q.startTime === undefined && !filtered && (q.sortBy === 'usd_profit' || q.sortBy === 'usd_volume')) return topPlayers(db, q);
-  let source: RawBuilder<unknown>;
-  if (q.startTime !== undefined) {
-    source = windowSource(a, { creator: q.creator, token: q.token, pool: q.pool }, q.startTime);
-  } else if (filtered) {
-    source = sql`select * from ru_user_ctp where 1=1 ${filterSql({ creator: q.creator, token: q.token, pool: q.pool })}`;
-  } else {
-    source = sql`select * from ru_user`;
-  }
+  if (q.startTime === undefined && filtered) return filteredPlayers(db, q, singleToken);
+  const source = q.startTime !== undefined ? windowSource(a, { creator: q.creator, token: q.token, pool: q.pool }, q.startTime) : sql`select * from ru_user`;
   const order =
     q.sortBy === 'usd_profit' ? sql`sum(usd_profit)`
     : q.sortBy === 'usd_volume' ? sql`sum(usd_wager)`
@@ -67,20 +62,50 @@ export async function players(db: Kysely<Database>, a: DialectAdapter, q: Player
   const rows = await sql<Record<string, unknown>>`select player, ${AGG_SUMS} from (${source}) s
     group by player order by ${order} desc, player asc limit ${q.limit} offset ${q.offset}`.execute(db);
   const total = await sql<{ n: unknown }>`select count(distinct player) as n from (${source}) s`.execute(db);
-  const results: LeaderboardEntry[] = rows.rows.map((r) => {
-    const t = tokenSums(r);
-    return {
-      user: String(r.player),
-      total_plays: num(r.plays),
-      usd_volume: num(r.usd_wager),
-      usd_profit: num(r.usd_profit),
-      token_volume: singleToken ? t.volume : null,
-      token_profit: singleToken ? t.profit : null,
-      biggest_win_usd: num(r.max_usd_profit),
-      last_play: num(r.last_ms),
-    };
-  });
-  return { results, total: num(total.rows[0]?.n) };
+  return { results: rows.rows.map((r) => leaderboardEntry(r, singleToken)), total: num(total.rows[0]?.n) };
+}
+
+function leaderboardEntry(r: Record<string, unknown>, singleToken: boolean): LeaderboardEntry {
+  const t = singleToken ? tokenSums(r) : undefined;
+  return {
+    user: String(r.player),
+    total_plays: num(r.plays),
+    usd_volume: num(r.usd_wager),
+    usd_profit: num(r.usd_profit),
+    token_volume: t ? t.volume : null,
+    token_profit: t ? t.profit : null,
+    biggest_win_usd: num(r.max_usd_profit),
+    last_play: num(r.last_ms),
+  };
+}
+
+/**
+ * The per-player rollup, its filter columns and its counter for each all-time filter shape
+ * (migration 0004). A pool implies its token, so pool (± token) reads ru_user_tp and
+ * creator + pool (± token) reads ru_user_ctp.
+ */
+function filterShape(q: PlayersQuery): { table: string; counter: string } {
+  const { creator: c, token: t, pool: p } = q;
+  if (c !== undefined && p !== undefined) return { table: 'ru_user_ctp', counter: `players:cp:${c}:${p}` };
+  if (p !== undefined) return { table: 'ru_user_tp', counter: `players:p:${p}` };
+  if (c !== undefined && t !== undefined) return { table: 'ru_user_ct', counter: `players:ct:${c}:${t}` };
+  if (t !== undefined) return { table: 'ru_user_t', counter: `players:t:${t}` };
+  return { table: 'ru_user_c', counter: `players:c:${c}` };
+}
+
+/** All-time leaderboard with filters: limit + offset rows of a sort index, total from a counter. */
+async function filteredPlayers(db: Kysely<Database>, q: PlayersQuery, singleToken: boolean): Promise<PlayersResult> {
+  // A pool with another token than the one asked for matches no game (its counter would not know).
+  if (q.pool !== undefined && q.token !== undefined) {
+    const p = await db.selectFrom('pools').select('token').where('pool', '=', q.pool).executeTakeFirst();
+    if (p !== undefined && p.token !== q.token) return { results: [], total: 0 };
+  }
+  const { table, counter: name } = filterShape(q);
+  const rows = await sql<Record<string, unknown>>`select player, plays, wager_hi, wager_lo, payout_hi, payout_lo, jackpot_hi, jackpot_lo,
+      usd_wager, usd_profit, max_usd_profit, last_ms
+    from ${sql.raw(table)} where 1=1 ${filterSql({ creator: q.creator, token: q.token, pool: q.pool })}
+    order by ${sql.raw(SORT_KEYS[q.sortBy])} desc, player asc limit ${q.limit} offset ${q.offset}`.execute(db);
+  return { results: rows.rows.map((r) => leaderboardEntry(r, singleToken)), total: await counter(db, name) };
 }
 
 /** All-time unfiltered leaderboard: reads limit + offset rows of an ru_user index (migration 0002). */
@@ -89,17 +114,5 @@ async function topPlayers(db: Kysely<Database>, q: PlayersQuery): Promise<Player
   const rows = await sql<Record<string, unknown>>`select player, plays, usd_wager, usd_profit, max_usd_profit, last_ms from ru_user
     order by ${key} desc, player asc limit ${q.limit} offset ${q.offset}`.execute(db);
   const total = await counter(db, 'players');
-  return {
-    results: rows.rows.map((r) => ({
-      user: String(r.player),
-      total_plays: num(r.plays),
-      usd_volume: num(r.usd_wager),
-      usd_profit: num(r.usd_profit),
-      token_volume: null,
-      token_profit: null,
-      biggest_win_usd: num(r.max_usd_profit),
-      last_play: num(r.last_ms),
-    })),
-    total,
-  };
+  return { results: rows.rows.map((r) => leaderboardEntry(r, false)), total };
 }

@@ -32,8 +32,9 @@ export async function total(db: Kysely<Database>, pool: string): Promise<PoolTot
 /** GET /daily: dense daily series of one pool over `days` UTC dates ending today. */
 export async function daily(db: Kysely<Database>, q: { pool: string; days: number; now: number }): Promise<PoolDailyPoint[]> {
   const { first, last } = dayRange(q.days, q.now);
-  const res = await sql<Record<string, unknown>>`select day, sum(plays) as plays, sum(wager_hi) as wager_hi, sum(wager_lo) as wager_lo, sum(usd_wager) as usd_wager
-    from ru_day_ctp where pool = ${q.pool} and day >= ${first} and day <= ${last} group by day`.execute(db);
+  // ru_pool_day (migration 0004): one row per day of the pool.
+  const res = await sql<Record<string, unknown>>`select day, plays, wager_hi, wager_lo, usd_wager
+    from ru_pool_day where pool = ${q.pool} and day >= ${first} and day <= ${last}`.execute(db);
   const byDay = new Map(res.rows.map((r) => [num(r.day), r]));
   const out: PoolDailyPoint[] = [];
   for (let d = first; d <= last; d++) {
@@ -50,7 +51,9 @@ export const RATIO_WINDOW_MS = 30 * MS_PER_DAY;
  * GET /ratio: hourly points for each UTC hour from hourFloor(now − 30 d) to hourFloor(now):
  * the pool's liquidity and LP supply at the end of that hour (carried forward from the latest
  * event at or before it), ratio = liquidity / lp_supply (1 when lp_supply is 0, as the Gamba
- * explorer does). Hours before both values are known are omitted.
+ * explorer does). Hours before both values are known are omitted. Reads the window's rows of
+ * ru_pool_hour plus two index seeks (the last LP supply before the window: partial index
+ * ru_pool_hour_lp, migration 0004).
  */
 export async function ratio(db: Kysely<Database>, q: { pool: string; now: number }): Promise<RatioPoint[]> {
   const start = hourFloor(q.now - RATIO_WINDOW_MS);

@@ -17,22 +17,20 @@ export async function stats(db: Kysely<Database>, _a: DialectAdapter, q: StatsQu
     const sums = await sql<Record<string, unknown>>`select sum(plays) as plays, sum(usd_wager) as usd_volume,
         sum(usd_creator_fee) as revenue, sum(usd_net) as net, count(distinct creator) as creators, min(first_ms) as first_ms
       from ru_ctp where 1=1 ${q.creator === undefined ? sql`` : sql`and creator = ${q.creator}`}`.execute(db);
-    // Players: the write path's counter, or the creator's rows of ru_user_ctp (its players, not its games).
-    const players =
-      q.creator === undefined
-        ? await counter(db, 'players')
-        : num((await sql<{ n: unknown }>`select count(distinct player) as n from ru_user_ctp where creator = ${q.creator}`.execute(db)).rows[0]?.n);
+    // Players: the write path's counters (rollups.ts PLAYER_COUNTERS), all or of one creator.
+    const players = await counter(db, q.creator === undefined ? 'players' : `players:c:${q.creator}`);
     row = { ...sums.rows[0], players };
   } else {
     // Windows are open towards now (spec §2 `startTime`: time ≥ startTime), so a player or creator
     // is in the window iff its all-time last play is ≥ startTime: counts read the all-time
-    // rollups (ru_user_ctp by last_ms, migration 0003; the small ru_ctp), sums read ru_day_ctp for
-    // whole days plus the raw games of the partial start day, first_bet_time is one index seek.
+    // rollups (ru_user_ctp by last_ms, migration 0003; the small ru_ctp), sums read ru_day or
+    // ru_day_c (migration 0004) for whole days plus the raw games of the partial start day,
+    // first_bet_time is one index seek.
     const d = dayOf(q.startTime);
     const cf = filterSql(f);
     const sums = await sql<Record<string, unknown>>`select sum(plays) as plays, sum(usd_wager) as usd_volume,
         sum(usd_creator_fee) as revenue, sum(usd_net) as net from (
-        select plays, usd_wager, usd_creator_fee, usd_net from ru_day_ctp where day > ${d} ${cf}
+        select plays, usd_wager, usd_creator_fee, usd_net from ${sql.raw(q.creator === undefined ? 'ru_day' : 'ru_day_c')} where day > ${d} ${cf}
         union all
         select 1 as plays, usd_wager, usd_creator_fee, usd_net from games where time_ms >= ${q.startTime} and time_ms < ${(d + 1) * MS_PER_DAY} ${cf}
       ) w`.execute(db);
