@@ -84,7 +84,16 @@ function merge(into: GameDelta, d: GameDelta): void {
 
 export type RollupTable =
   | 'ru_daily' | 'ru_day' | 'ru_day_c' | 'ru_pool_day' | 'ru_ctp'
-  | 'ru_user_ctp' | 'ru_user' | 'ru_user_c' | 'ru_user_t' | 'ru_user_tp' | 'ru_user_ct';
+  | 'ru_user_ctp' | 'ru_user' | 'ru_user_c' | 'ru_user_t' | 'ru_user_tp' | 'ru_user_ct' | 'ru_day_user' | 'ru_block_user';
+
+/**
+ * Days per block of ru_block_user: an unfiltered `startTime` window reads whole blocks after
+ * the start day's block, then the start block's remaining days from ru_day_user, then the raw
+ * games of the partial start day (queries/common.ts windowSource). Blocks are internal: day
+ * numbers since the epoch divided by 32, not calendar months.
+ */
+export const BLOCK_DAYS = 32;
+export const blockOf = (day: number | bigint): number => Math.floor(Number(day) / BLOCK_DAYS);
 
 export const ROLLUP_KEYS: Record<RollupTable, readonly string[]> = {
   ru_daily: ['day', 'creator', 'token', 'pool', 'player'],
@@ -98,6 +107,8 @@ export const ROLLUP_KEYS: Record<RollupTable, readonly string[]> = {
   ru_user_t: ['player', 'token'],
   ru_user_tp: ['player', 'token', 'pool'],
   ru_user_ct: ['player', 'creator', 'token'],
+  ru_day_user: ['day', 'player'],
+  ru_block_user: ['block', 'player'],
 };
 
 /**
@@ -134,7 +145,7 @@ export class RollupAccumulator {
     for (const table of Object.keys(ROLLUP_KEYS) as RollupTable[]) {
       const cols = ROLLUP_KEYS[table];
       const key: Record<string, string | number> = {};
-      for (const c of cols) key[c] = dims[c as keyof GameDims];
+      for (const c of cols) key[c] = c === 'block' ? blockOf(dims.day) : dims[c as keyof GameDims];
       const id = cols.map((c) => key[c]).join('\u0000');
       let m = this.rows.get(table);
       if (!m) this.rows.set(table, (m = new Map()));

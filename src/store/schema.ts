@@ -164,6 +164,16 @@ export interface RuPoolDayTable extends GameSums {
  * `creator` (ru_user_c), `token` (ru_user_t), `pool` with or without `token` (ru_user_tp),
  * `creator` + `token` (ru_user_ct), each indexed on every allowed sort key (sort-keys.ts).
  */
+/** Per UTC day × player and per 32-day block × player (migration 0004): unfiltered windowed leaderboards. */
+export interface RuDayUserTable extends GameSums {
+  day: number;
+  player: string;
+}
+export interface RuBlockUserTable extends GameSums {
+  block: number;
+  player: string;
+}
+
 export interface RuUserCTable extends GameSums {
   player: string;
   creator: string;
@@ -240,6 +250,8 @@ export interface Database {
   ru_user_t: RuUserTTable;
   ru_user_tp: RuUserTpTable;
   ru_user_ct: RuUserCtTable;
+  ru_day_user: RuDayUserTable;
+  ru_block_user: RuBlockUserTable;
   ru_ctp: RuCtpTable;
   ru_user_ctp: RuUserCtpTable;
   ru_counter: RuCounterTable;

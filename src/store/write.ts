@@ -313,7 +313,8 @@ export async function rebuildRollups(db: Kysely<Database>, a: DialectAdapter): P
 
 /** Every derived table, in the order `rebuildRollupsIn` clears them (tests compare them row by row). */
 export const DERIVED_TABLES = [
-  'ru_daily', 'ru_day', 'ru_day_c', 'ru_pool_day', 'ru_ctp', 'ru_user_ctp', 'ru_user', 'ru_user_c', 'ru_user_t', 'ru_user_tp', 'ru_user_ct', 'ru_pool_hour', 'ru_counter',
+  'ru_daily', 'ru_day', 'ru_day_c', 'ru_pool_day', 'ru_ctp', 'ru_user_ctp', 'ru_user', 'ru_user_c', 'ru_user_t', 'ru_user_tp', 'ru_user_ct', 'ru_day_user', 'ru_block_user', 'ru_pool_hour',
+  'ru_counter',
 ] as const;
 
 /** The rebuild inside the caller's transaction (migrations), or in a new one. */

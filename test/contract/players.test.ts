@@ -31,6 +31,14 @@ function filters(): { name: string; q: PlayersFilter }[] {
     { name: 'startTime', q: { startTime: mid } },
     { name: 'creator+token', q: { creator: fixture.creators[1], token: fixture.tokens.USDC } },
     { name: 'creator+pool+startTime', q: { creator: fixture.creators[0], pool: fixture.pools.BONK, startTime: mid } },
+    { name: 'creator+pool', q: { creator: fixture.creators[0], pool: fixture.pools.BONK } },
+    { name: 'creator+token+pool', q: { creator: fixture.creators[0], token: fixture.tokens.BONK, pool: fixture.pools.BONK } },
+    // Unfiltered windows read 32-day blocks + days + the raw partial day: start inside the
+    // newest block, a few blocks back, and before most of the history (odd ms: partial days).
+    { name: 'startTime 3 days', q: { startTime: fixture.nowMs - 3 * 86_400_000 - 12_345 } },
+    { name: 'startTime 200 days', q: { startTime: fixture.nowMs - 200 * 86_400_000 + 4_567 } },
+    { name: 'startTime 390 days', q: { startTime: fixture.nowMs - 390 * 86_400_000 + 1 } },
+    { name: 'token+startTime', q: { token: fixture.tokens.SOL, startTime: fixture.nowMs - 45 * 86_400_000 + 999 } },
     { name: 'token+pool (consistent)', q: { token: fixture.tokens.SOL, pool: fixture.pools.SOL_A } },
     { name: 'token+pool (disjoint)', q: { token: fixture.tokens.USDC, pool: fixture.pools.SOL_A } },
   ];
@@ -72,6 +80,14 @@ describe('GET /players', () => {
     expect(r.status).toBe(200);
     expectJson(r.body, c.oracle.players({ sortBy: 'usd_profit', limit: 10, offset: 0 }), '/players defaults');
     expect(r.body.results).toHaveLength(10);
+  });
+
+  it('offset past the end of a window: empty results, same total', async () => {
+    const startTime = c.fixture.nowMs - 100 * 86_400_000 + 77;
+    const all = c.oracle.leaderboard({ sortBy: 'usd_volume', startTime });
+    expect(all.length).toBeGreaterThan(10);
+    const r = await c.get('/players', { sortBy: 'usd_volume', startTime, offset: all.length + 3 });
+    expectJson(r.body, { results: [], total: all.length }, 'window past the end');
   });
 
   it('offset past the end: empty results, same total', async () => {

@@ -32,6 +32,8 @@ const KEYS: Record<(typeof DERIVED_TABLES)[number], string[]> = {
   ru_user_t: ['player', 'token'],
   ru_user_tp: ['player', 'token', 'pool'],
   ru_user_ct: ['player', 'creator', 'token'],
+  ru_day_user: ['day', 'player'],
+  ru_block_user: ['block', 'player'],
   ru_pool_hour: ['pool', 'hour_ms'],
   ru_counter: ['name'],
 };

@@ -13,6 +13,8 @@ import { rebuildRollupsIn } from '../write.js';
  * - Per-day series without the creator × token × pool fan-out: ru_day (charts), ru_day_c (charts
  *   and windowed sums per creator: /stats, /platforms) and ru_pool_day (/daily). ru_day_ctp,
  *   read by nothing any more, is dropped.
+ * - Unfiltered `startTime` leaderboards read ru_block_user (per player × 32-day block) and
+ *   ru_day_user (per player × day) instead of the creator × token × pool fan-out of ru_daily.
  * - A partial index on the hours of a pool where the LP supply changed (/ratio's carry-forward).
  * Existing data is re-rolled-up from raw events in the same migration.
  */
@@ -55,6 +57,9 @@ export function migration0004(a: DialectAdapter) {
       await db.schema.createIndex('ru_day_c_creator').on('ru_day_c').columns(['creator', 'day']).execute();
       await rollup(db, 'ru_pool_day', [{ name: 'pool' }, { name: 'day', int: true }, { name: 'token' }]);
       await db.schema.dropTable('ru_day_ctp').execute();
+      // Unfiltered startTime leaderboards: per player and day, and per player and 32-day block.
+      await rollup(db, 'ru_day_user', [{ name: 'day', int: true }, { name: 'player' }]);
+      await rollup(db, 'ru_block_user', [{ name: 'block', int: true }, { name: 'player' }]);
 
       await db.schema.createIndex('ru_pool_hour_lp').on('ru_pool_hour').columns(['pool', 'hour_ms']).where(sql.ref('lp_supply'), 'is not', null).execute();
 

@@ -2,6 +2,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { dayOf, joinHiLo, MS_PER_DAY } from '../../core/index.js';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
+import { BLOCK_DAYS, blockOf } from '../rollups.js';
 
 /** Driver values → JS: SQLite (safe integers) gives bigint, pg gives strings for bigint/numeric. */
 export const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
@@ -28,21 +29,29 @@ export function filterSql(f: GameFilter, alias = ''): RawBuilder<unknown> {
 const SUMS = 'plays, jackpots, wager_hi, wager_lo, payout_hi, payout_lo, jackpot_hi, jackpot_lo, usd_wager, usd_profit, usd_creator_fee, usd_gamba_fee, usd_net, max_usd_profit, min_usd_profit, first_ms, last_ms';
 
 /**
- * Rows of game sums (columns of schema.ts GameSums plus day, creator, token, pool, player)
- * for games with time ≥ startTime (ms) matching `f`: whole days after the start day from the
- * ru_daily rollup, plus the raw games of the (partial) start day. Without startTime: all of
- * ru_daily. Cost grows with the window, not with history (DESIGN §7). The raw part is bounded
- * on both sides of `time_ms`: with only `time_ms >= startTime` SQLite's time index would walk
- * every game from the start to now and filter `day` afterwards.
+ * Rows of game sums per player (`player` + the GameSums columns of schema.ts) for games with
+ * time ≥ startTime (ms) matching `f`, to be grouped by player. Cost grows with the window, not
+ * with history (DESIGN §7):
+ * - with a creator/token/pool filter: ru_daily rows of whole days after the start day;
+ * - without: ru_block_user rows of whole 32-day blocks after the start day's block, plus
+ *   ru_day_user rows of that block's remaining days (migration 0004) — a year is ≤ 12 rows
+ *   per player instead of one per player, day, creator, token and pool;
+ * - plus, either way, the raw games of the (partial) start day. That part is bounded on both
+ *   sides of `time_ms`: with only `time_ms >= startTime` SQLite's time index would walk every
+ *   game from the start to now and filter `day` afterwards.
  */
-export function windowSource(a: DialectAdapter, f: GameFilter, startTime: number | undefined): RawBuilder<unknown> {
-  if (startTime === undefined) {
-    return sql`select day, creator, token, pool, player, ${sql.raw(SUMS)} from ru_daily where 1=1 ${filterSql(f)}`;
-  }
+export function windowSource(a: DialectAdapter, f: GameFilter, startTime: number): RawBuilder<unknown> {
   const d = dayOf(startTime);
-  return sql`select day, creator, token, pool, player, ${sql.raw(SUMS)} from ru_daily where day > ${d} ${filterSql(f)}
+  const filtered = f.creator !== undefined || f.token !== undefined || f.pool !== undefined || f.player !== undefined;
+  const sums = sql.raw(SUMS);
+  const days = filtered
+    ? sql`select player, ${sums} from ru_daily where day > ${d} ${filterSql(f)}`
+    : sql`select player, ${sums} from ru_block_user where block > ${blockOf(d)}
+      union all
+      select player, ${sums} from ru_day_user where day > ${d} and day < ${(blockOf(d) + 1) * BLOCK_DAYS}`;
+  return sql`${days}
     union all
-    select day, creator, token, pool, player, 1 as plays, is_jackpot as jackpots, wager_hi, wager_lo, payout_hi, payout_lo, jackpot_hi, jackpot_lo,
+    select player, 1 as plays, is_jackpot as jackpots, wager_hi, wager_lo, payout_hi, payout_lo, jackpot_hi, jackpot_lo,
       usd_wager, usd_profit, usd_creator_fee, usd_gamba_fee, usd_net,
       ${a.greatest(sql`0.0`, sql.raw('usd_profit'))} as max_usd_profit, ${a.least(sql`0.0`, sql.raw('usd_profit'))} as min_usd_profit,
       time_ms as first_ms, time_ms as last_ms

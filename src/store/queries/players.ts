@@ -59,10 +59,15 @@ export async function players(db: Kysely<Database>, a: DialectAdapter, q: Player
     : q.sortBy === 'usd_volume' ? sql`sum(usd_wager)`
     : q.sortBy === 'token_volume' ? TOKEN_VOLUME_ORDER
     : TOKEN_PROFIT_ORDER;
-  const rows = await sql<Record<string, unknown>>`select player, ${AGG_SUMS} from (${source}) s
+  // The window's players are counted in the same pass (count over the grouped rows, before
+  // LIMIT); only a page past the end needs a second pass for the total.
+  const rows = await sql<Record<string, unknown>>`select player, ${AGG_SUMS}, count(*) over () as total_players from (${source}) s
     group by player order by ${order} desc, player asc limit ${q.limit} offset ${q.offset}`.execute(db);
-  const total = await sql<{ n: unknown }>`select count(distinct player) as n from (${source}) s`.execute(db);
-  return { results: rows.rows.map((r) => leaderboardEntry(r, singleToken)), total: num(total.rows[0]?.n) };
+  const total =
+    rows.rows.length > 0
+      ? num(rows.rows[0]!.total_players)
+      : num((await sql<{ n: unknown }>`select count(distinct player) as n from (${source}) s`.execute(db)).rows[0]?.n);
+  return { results: rows.rows.map((r) => leaderboardEntry(r, singleToken)), total };
 }
 
 function leaderboardEntry(r: Record<string, unknown>, singleToken: boolean): LeaderboardEntry {
