@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -103,9 +103,12 @@ export async function prepareDataset(o: DatasetOptions): Promise<Dataset> {
   }
   let config: StoreConfig;
   let schema: string | undefined;
+  // SQLite: built under a name of this process, then renamed into place, so two benchmark runs
+  // building the same dataset at once never write one file (the last rename wins; both are whole).
+  const building = `${path}.building-${process.pid}`;
   if (o.kind === 'sqlite') {
-    for (const f of [path, `${path}-wal`, `${path}-shm`, metaPath]) rmSync(f, { force: true });
-    config = { kind: 'sqlite', path };
+    for (const f of [building, `${building}-wal`, `${building}-shm`]) rmSync(f, { force: true });
+    config = { kind: 'sqlite', path: building };
   } else {
     if (!o.pgUrl) throw new Error('--store postgres needs DATABASE_URL or TEST_DATABASE_URL (postgres://…)');
     schema = `bench_${o.games}_${Date.now().toString(36)}`;
@@ -119,8 +122,12 @@ export async function prepareDataset(o: DatasetOptions): Promise<Dataset> {
     await store.close();
   }
   if (o.kind === 'sqlite') {
+    // store.close() checkpointed the WAL into the file: the .db alone is the dataset.
+    for (const f of [`${path}-wal`, `${path}-shm`]) rmSync(f, { force: true });
+    renameSync(building, path);
+    for (const f of [`${building}-wal`, `${building}-shm`]) rmSync(f, { force: true });
     writeFileSync(metaPath, JSON.stringify(meta, null, 2));
-    return { meta, store: config, sizeBytes: sqliteSize(path), reused: false, dispose: async () => undefined };
+    return { meta, store: { kind: 'sqlite', path }, sizeBytes: sqliteSize(path), reused: false, dispose: async () => undefined };
   }
   // PostgreSQL: the API server reaches the schema through search_path in the URL's options.
   const url = new URL(o.pgUrl!);
