@@ -27,9 +27,16 @@ export interface CreateStoreOptions {
    * and lets the indexer's retries absorb SQLITE_BUSY (`serve` uses 250).
    */
   busyTimeoutMs?: number;
+  /**
+   * SQLite only: the connection's page cache, MiB (default 64: the write path's rollup and index
+   * B-trees stay cached during ingest). A process that only reads (`serve --no-indexer`, API
+   * workers) sets it lower: the OS page cache keeps the file's hot pages outside the process's
+   * RSS anyway (issue 5 target "API RSS ≤ 250 MB").
+   */
+  cacheMiB?: number;
 }
 
-function openSqlite(path: string, busyTimeoutMs: number): Kysely<Database> {
+function openSqlite(path: string, busyTimeoutMs: number, cacheMiB: number): Kysely<Database> {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   let database: BetterSqlite3.Database;
   try {
@@ -44,8 +51,8 @@ function openSqlite(path: string, busyTimeoutMs: number): Kysely<Database> {
   database.pragma('wal_autocheckpoint = 10000');
   database.pragma('temp_store = MEMORY');
   database.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
-  // 64 MiB page cache: rollup and index B-trees stay in memory during ingest.
-  database.pragma('cache_size = -65536');
+  // Page cache in KiB (negative = size, not pages): see CreateStoreOptions.cacheMiB.
+  database.pragma(`cache_size = -${Math.max(1, Math.floor(cacheMiB)) * 1024}`);
   // u64 halves summed over many rows exceed 2^53: read integers as BigInt (core/u64.ts).
   database.defaultSafeIntegers(true);
   return new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingSqliteDatabase(database) }) });
@@ -82,7 +89,7 @@ export async function createStore(opts: CreateStoreOptions): Promise<Store> {
       await admin.end().catch(() => undefined);
     }
   }
-  const db = config.kind === 'sqlite' ? openSqlite(config.path, opts.busyTimeoutMs ?? 5000) : openPostgres(config.url, schema);
+  const db = config.kind === 'sqlite' ? openSqlite(config.path, opts.busyTimeoutMs ?? 5000, opts.cacheMiB ?? 64) : openPostgres(config.url, schema);
   // DATABASE_READ_URL (issue 6): the API's queries go to a replica; writes, keys and state stay on the primary.
   const readDb = config.kind === 'postgres' && config.readUrl ? openPostgres(config.readUrl, schema) : undefined;
   const decimals = new Map<string, number>();
