@@ -49,8 +49,14 @@ export function migration0004(a: DialectAdapter) {
       await sortIndexes(db, 'ru_user_tp', ['pool'], ALL);
       await sortIndexes(db, 'ru_user_ct', ['creator', 'token'], ALL);
       await sortIndexes(db, 'ru_user_ctp', ['creator', 'pool'], ALL);
+      // Players active in a window (last play ≥ its start; migration 0003's reasoning): one row
+      // per player (and creator), so counts need no DISTINCT.
+      await db.schema.createIndex('ru_user_last').on('ru_user').columns(['last_ms']).execute();
+      await db.schema.createIndex('ru_user_c_last').on('ru_user_c').columns(['last_ms', 'creator']).execute();
+      await db.schema.createIndex('ru_user_c_creator_last').on('ru_user_c').columns(['creator', 'last_ms']).execute();
       // Served by the tables above, the counters and ru_user_ctp_creator_last (migration 0003).
-      for (const i of ['ru_user_ctp_creator', 'ru_user_ctp_token', 'ru_user_ctp_pool']) await db.schema.dropIndex(i).execute();
+      // (ru_user_ctp_last / _creator_last of 0003 gave way to ru_user_last / ru_user_c_last.)
+      for (const i of ['ru_user_ctp_creator', 'ru_user_ctp_token', 'ru_user_ctp_pool', 'ru_user_ctp_last', 'ru_user_ctp_creator_last']) await db.schema.dropIndex(i).execute();
 
       await rollup(db, 'ru_day', [{ name: 'day', int: true }]);
       await rollup(db, 'ru_day_c', [{ name: 'day', int: true }, { name: 'creator' }]);

@@ -12,8 +12,8 @@ import { num } from './common.js';
  * towards now, so
  * - sums (USD volume, revenue, plays) = ru_day_c rows of whole days after the start day plus
  *   the raw games of the partial start day (time ≥ start);
- * - unique_players = players whose all-time last play with the creator (ru_user_ctp.last_ms,
- *   index ru_user_ctp_last, migration 0003) is ≥ start;
+ * - unique_players = players whose all-time last play with the creator (ru_user_c.last_ms,
+ *   index ru_user_c_last, migration 0004) is ≥ start;
  * - last_activity = the creator's all-time last play (ru_ctp.last_ms), which lies in the window
  *   whenever the creator has a game there (only such creators are listed).
  */
@@ -21,7 +21,7 @@ export async function platforms(db: Kysely<Database>, _a: DialectAdapter, q: Pla
   const start = q.now - q.days * MS_PER_DAY;
   const d = dayOf(start);
   // The upper bound on last_ms changes no answer; it tells SQLite's planner (no table statistics)
-  // that the range is narrow, so it searches ru_user_ctp_last instead of scanning a creator-ordered
+  // that the range is narrow, so it searches ru_user_c_last instead of scanning a creator-ordered
   // index whole. The raw start-day games are bounded by the day's end so g_time reads that day only.
   const order = q.sortBy === 'usd_revenue' ? sql`s.usd_revenue` : sql`s.usd_volume`;
   const res = await sql<Record<string, unknown>>`with s as (
@@ -31,7 +31,7 @@ export async function platforms(db: Kysely<Database>, _a: DialectAdapter, q: Pla
         select creator, usd_wager, usd_creator_fee, 1 as plays from games where time_ms >= ${start} and time_ms < ${(d + 1) * MS_PER_DAY}
       ) w group by creator
     ), p as (
-      select creator, count(distinct player) as unique_players from ru_user_ctp
+      select creator, count(*) as unique_players from ru_user_c
         where last_ms >= ${start} and last_ms <= ${Number.MAX_SAFE_INTEGER} group by creator
     ), l as (
       select creator, max(last_ms) as last_activity from ru_ctp group by creator

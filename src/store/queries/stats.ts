@@ -23,7 +23,7 @@ export async function stats(db: Kysely<Database>, _a: DialectAdapter, q: StatsQu
   } else {
     // Windows are open towards now (spec §2 `startTime`: time ≥ startTime), so a player or creator
     // is in the window iff its all-time last play is ≥ startTime: counts read the all-time
-    // rollups (ru_user_ctp by last_ms, migration 0003; the small ru_ctp), sums read ru_day or
+    // rollups (ru_user / ru_user_c by last_ms, migration 0004; the small ru_ctp), sums read ru_day or
     // ru_day_c (migration 0004) for whole days plus the raw games of the partial start day,
     // first_bet_time is one index seek.
     const d = dayOf(q.startTime);
@@ -36,9 +36,9 @@ export async function stats(db: Kysely<Database>, _a: DialectAdapter, q: StatsQu
       ) w`.execute(db);
     const creators = await sql<{ n: unknown }>`select count(distinct creator) as n from ru_ctp where last_ms >= ${q.startTime} ${cf}`.execute(db);
     // The upper bound changes no answer; it tells SQLite's planner (no table statistics) that the
-    // range is narrow, so it searches ru_user_ctp_last instead of scanning the primary key for
-    // its player order.
-    const players = await sql<{ n: unknown }>`select count(distinct player) as n from ru_user_ctp
+    // range is narrow, so it searches the last_ms index instead of scanning the primary key.
+    // One row per player (ru_user) or per player and creator (ru_user_c): no DISTINCT needed.
+    const players = await sql<{ n: unknown }>`select count(*) as n from ${sql.raw(q.creator === undefined ? 'ru_user' : 'ru_user_c')}
       where last_ms >= ${q.startTime} and last_ms <= ${Number.MAX_SAFE_INTEGER} ${cf}`.execute(db);
     const first = await sql<{ t: unknown }>`select time_ms as t from games where time_ms >= ${q.startTime} ${cf} order by time_ms asc limit 1`.execute(db);
     row = { ...sums.rows[0], creators: creators.rows[0]?.n, players: players.rows[0]?.n, first_ms: first.rows[0]?.t };
