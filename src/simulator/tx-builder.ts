@@ -1,4 +1,3 @@
-import { getBase64Decoder } from '@solana/kit';
 import { encodeEventBytes, EVENT_IX_TAG_LE, GAMBA_PROGRAM_ID, type GambaEvent } from '../protocol/index.js';
 import { TOKEN_PROGRAM } from './addresses.js';
 import { tokenIx } from './instructions.js';
@@ -39,8 +38,6 @@ export const TOKEN_CU = { transfer: 4_645, mintTo: 4_492, burn: 4_753, initializ
 /** Gamba's IDL error 6000 (GenericError), as Anchor logs it. */
 export const ANCHOR_ERROR = 'AnchorError occurred. Error Code: GenericError. Error Number: 6000. Error Message: Something went wrong.';
 export const CUSTOM_6000 = 'custom program error: 0x1770';
-
-const base64 = getBase64Decoder();
 
 /** TransactionError of a failed instruction with a custom program error code. */
 export const failAt = (ix: number, code: number) => ({ InstructionError: [ix, { Custom: code }] });
@@ -104,17 +101,15 @@ export function transfer(b: Builder, logs: LogBook, outer: number, from: string,
 }
 
 export function emitEvent(b: Builder, logs: LogBook, outer: number, event: GambaEvent, viaCpi: boolean, eventAuthority: string): void {
-  const bytes = encodeEventBytes(event);
   if (!viaCpi) {
-    logs.data(base64.decode(bytes));
+    const bytes = encodeEventBytes(event);
+    logs.data(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('base64'));
     return;
   }
   // emit_cpi!: a self-invocation signed by the event-authority PDA carrying tag + event bytes.
-  const data = new Uint8Array(8 + bytes.length);
-  data.set(EVENT_IX_TAG_LE, 0);
-  data.set(bytes, 8);
+  const data = encodeEventBytes(event, EVENT_IX_TAG_LE);
   b.cpi(outer, 2, GAMBA_PROGRAM_ID, [eventAuthority], data);
-  logs.invoke(GAMBA_PROGRAM_ID, 2, 1_200 + (bytes.length % 400));
+  logs.invoke(GAMBA_PROGRAM_ID, 2, 1_200 + ((data.length - 8) % 400));
 }
 
 /** Pseudo wallet balance that covers `need` (stateless: players' own balances are not tracked). */
