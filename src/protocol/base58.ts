@@ -19,19 +19,25 @@ const DIGIT = new Uint8Array(128).fill(255);
 for (let i = 0; i < 58; i++) DIGIT[ALPHABET.charCodeAt(i)] = i;
 /** 58⁴ = 11,316,496 < 2²⁴: one limb of four base-58 digits. */
 const B58_4 = 58 ** 4;
-/** Every limb value's four digits, most significant first (58⁴ × 4 chars would be 45 MB; pairs are enough). */
-const PAIRS: string[] = [];
-for (let i = 0; i < 58 * 58; i++) PAIRS.push(ALPHABET[Math.floor(i / 58)]! + ALPHABET[i % 58]!);
 
 const TWO24 = 2 ** 24;
 
-/** Encodes bytes as base58. */
-export function base58Encode(bytes: Uint8Array): string {
+/** Scratch limbs reused by every call (single-threaded, never held across calls). */
+let scratch = new Float64Array(64);
+const CHARS = Uint8Array.from(ALPHABET, (c) => c.charCodeAt(0));
+
+/**
+ * Writes the base58 text of `bytes` as ASCII codes into `out` from `at`; returns the end.
+ * `out` needs room for base58MaxLength(bytes.length) codes.
+ */
+export function base58EncodeInto(bytes: Uint8Array, out: Uint8Array, at: number): number {
   const n = bytes.length;
   let zeros = 0;
   while (zeros < n && bytes[zeros] === 0) zeros++;
   // Limbs of 4 base-58 digits, least significant first; an upper bound of their count.
-  const limbs = new Float64Array(Math.ceil(((n - zeros) * 1.3657) / 4) + 1);
+  const need = Math.ceil(((n - zeros) * 1.3657) / 4) + 1;
+  if (scratch.length < need) scratch = new Float64Array(need * 2);
+  const limbs = scratch;
   let used = 0;
   let i = zeros;
   // Horner over 3-byte chunks (the first one shorter so the rest align): limbs = limbs·2²⁴ + chunk.
@@ -59,22 +65,40 @@ export function base58Encode(bytes: Uint8Array): string {
     }
     shift = TWO24;
   }
-  let out = zeros === 0 ? '' : '1'.repeat(zeros);
-  if (used === 0) return out;
+  for (let z = 0; z < zeros; z++) out[at++] = 49; // '1'
+  if (used === 0) return at;
   // The top limb without leading zero digits, the others with all four.
-  const top = limbs[used - 1]!;
-  const hi = Math.floor(top / 3364);
-  const lo = top - hi * 3364;
-  if (hi >= 58) out += PAIRS[hi]! + PAIRS[lo]!;
-  else if (hi > 0) out += ALPHABET[hi]! + PAIRS[lo]!;
-  else if (lo >= 58) out += PAIRS[lo]!;
-  else out += ALPHABET[lo]!;
-  for (let j = used - 2; j >= 0; j--) {
-    const v = limbs[j]!;
-    const h = Math.floor(v / 3364);
-    out += PAIRS[h]! + PAIRS[v - h * 3364]!;
+  let top = limbs[used - 1]!;
+  let digits = top >= 195_112 ? 4 : top >= 3364 ? 3 : top >= 58 ? 2 : 1;
+  for (let d = digits - 1; d >= 0; d--) {
+    const q = Math.floor(top / 58);
+    out[at + d] = CHARS[top - q * 58]!;
+    top = q;
   }
-  return out;
+  at += digits;
+  for (let j = used - 2; j >= 0; j--) {
+    let v = limbs[j]!;
+    for (let d = 3; d >= 0; d--) {
+      const q = Math.floor(v / 58);
+      out[at + d] = CHARS[v - q * 58]!;
+      v = q;
+    }
+    at += 4;
+  }
+  return at;
+}
+
+/** Upper bound of the base58 length of `n` bytes. */
+export const base58MaxLength = (n: number) => Math.ceil(n * 1.3657) + 2;
+
+let text = new Uint8Array(128);
+
+/** Encodes bytes as base58. */
+export function base58Encode(bytes: Uint8Array): string {
+  const max = base58MaxLength(bytes.length);
+  if (text.length < max) text = new Uint8Array(max * 2);
+  const end = base58EncodeInto(bytes, text, 0);
+  return Buffer.prototype.latin1Slice.call(text, 0, end) as string;
 }
 
 /** Decodes base58; null when a character is outside the alphabet. */

@@ -1,4 +1,12 @@
 /**
+ * JSON text rendered ahead (a getTransaction result written straight to a string in its
+ * canonical form, txjson.ts): canonicalJson inserts it verbatim.
+ */
+export class RawJson {
+  constructor(readonly text: string) {}
+}
+
+/**
  * JSON as a Solana node writes it: the RPC result passes through serde_json's `Value`, whose
  * maps are sorted by key, so every object inside `result` has alphabetically ordered keys.
  * `bigint` values are written as plain integer literals (u64 fields such as `rentEpoch`
@@ -18,6 +26,7 @@ export function canonicalJson(value: unknown): string {
       return 'null';
     case 'object': {
       if (value === null) return 'null';
+      if (value instanceof RawJson) return value.text;
       if (Array.isArray(value)) {
         let s = '[';
         for (let i = 0; i < value.length; i++) s += (i ? ',' : '') + canonicalJson(value[i]);

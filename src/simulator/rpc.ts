@@ -1,9 +1,9 @@
 import { lpMintOf, renderMint, tokenMints, type AccountEncoding, type MintAccount } from './accounts.js';
 import { fromBase58 } from './addresses.js';
-import { canonicalJson, orderedJson } from './canonical-json.js';
+import { canonicalJson, orderedJson, RawJson } from './canonical-json.js';
 import { COMMITMENTS, type Commitment } from './chain.js';
 import { blockHeightOf, isSkippedSlot } from './timeline.js';
-import { renderTransaction, type TxEncoding } from './txjson.js';
+import { renderTransaction, renderTransactionJsonText, type TxEncoding } from './txjson.js';
 import { txError } from './txplan.js';
 import type { ChainView } from './view.js';
 
@@ -216,6 +216,8 @@ export function createRpcHandler(view: ChainView): RpcHandler {
     }
     const real = await ledger.realize(at.seg.index);
     const compiled = view.build(real.txs[at.seg.genToPos[at.tx.gen]!]!);
+    // `json` (what indexers ask for) is written straight to canonical text; the others go through objects.
+    if (encoding === 'json') return new RawJson(renderTransactionJsonText(compiled, maxVersion !== undefined));
     return renderTransaction(compiled, encoding, maxVersion !== undefined);
   }
 

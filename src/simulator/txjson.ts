@@ -9,6 +9,8 @@ import {
   type TransactionMessageBytes,
 } from '@solana/kit';
 import { fromBase58, toBase58 } from './addresses.js';
+import { canonicalJson } from './canonical-json.js';
+import { JsonText } from './json-text.js';
 import type { InnerIxPlan, IxPlan, TxPlan } from './txplan.js';
 
 /**
@@ -221,4 +223,156 @@ export function renderTransaction(c: CompiledTx, encoding: TxEncoding, withVersi
     transaction,
     ...(withVersion ? { version: p.version } : {}),
   };
+}
+
+// ---- `json` encoding straight to text ----------------------------------------------------
+// getTransaction with encoding `json` is what every indexer asks for, once per transaction:
+// building the object tree above and then sorting its keys (canonicalJson) was ≈ 40 % of the
+// simulator's CPU in the ingest benchmark (docs/benchmarks.md "Ingest"). The writer below emits
+// the same bytes directly into one reused buffer (json-text.ts), keys already in serde_json's
+// sorted order; a test compares it with canonicalJson(renderTransaction(…, 'json', …)) over
+// every kind of transaction.
+
+const out = new JsonText();
+
+function keyList(w: JsonText, keys: readonly string[]): void {
+  w.raw('[');
+  for (let i = 0; i < keys.length; i++) {
+    if (i) w.raw(',');
+    w.quoted(keys[i]!);
+  }
+  w.raw(']');
+}
+
+function numList(w: JsonText, xs: readonly number[]): void {
+  w.raw('[');
+  for (let i = 0; i < xs.length; i++) {
+    if (i) w.raw(',');
+    w.num(xs[i]!);
+  }
+  w.raw(']');
+}
+
+function rawIxText(w: JsonText, c: CompiledTx, ix: IxPlan, stackHeight: number | null): void {
+  const index = c.index;
+  w.raw('{"accounts":[');
+  const accounts = ix.accounts;
+  for (let i = 0; i < accounts.length; i++) {
+    if (i) w.raw(',');
+    w.num(index.get(accounts[i]!)!);
+  }
+  w.raw('],"data":').base58(ix.data).raw(',"programIdIndex":').num(index.get(ix.program)!).raw(',"stackHeight":');
+  if (stackHeight === null) w.raw('null');
+  else w.num(stackHeight);
+  w.raw('}');
+}
+
+function uiAmountText(w: JsonText, amount: bigint, decimals: number): void {
+  const digits = amount.toString();
+  const s = digits.padStart(decimals + 1, '0');
+  const whole = s.slice(0, s.length - decimals);
+  const frac = s.slice(s.length - decimals).replace(/0+$/, '');
+  w.raw('{"amount":').quoted(digits).raw(',"decimals":').num(decimals).raw(',"uiAmount":');
+  if (amount === 0n) w.raw('null');
+  else w.num(Number(amount) / 10 ** decimals);
+  w.raw(',"uiAmountString":').quoted(frac ? `${whole}.${frac}` : whole).raw('}');
+}
+
+function tokenBalancesText(w: JsonText, sorted: { accountIndex: number; t: TxPlan['tokenBalances'][number] }[], which: 'pre' | 'post'): void {
+  w.raw('[');
+  for (let i = 0; i < sorted.length; i++) {
+    const { accountIndex, t } = sorted[i]!;
+    if (i) w.raw(',');
+    w.raw('{"accountIndex":').num(accountIndex).raw(',"mint":').quoted(t.mint).raw(',"owner":').quoted(t.owner);
+    w.raw(',"programId":"TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA","uiTokenAmount":');
+    uiAmountText(w, which === 'pre' ? t.pre : t.post, t.decimals);
+    w.raw('}');
+  }
+  w.raw(']');
+}
+
+function balancesText(w: JsonText, c: CompiledTx, which: 0 | 1): void {
+  const lamports = c.plan.lamports;
+  w.raw('[');
+  let first = true;
+  for (const keys of [c.staticKeys, c.loadedWritable, c.loadedReadonly]) {
+    for (const k of keys) {
+      if (!first) w.raw(',');
+      w.num(lamports.get(k)![which]);
+      first = false;
+    }
+  }
+  w.raw(']');
+}
+
+/**
+ * The whole `result` of getTransaction in the `json` encoding as canonical JSON text: the
+ * bytes of canonicalJson(renderTransaction(c, 'json', withVersion)), written directly.
+ */
+export function renderTransactionJsonText(c: CompiledTx, withVersion: boolean): string {
+  const p = c.plan;
+  const w = out.reset();
+  const err = p.err === null ? 'null' : canonicalJson(p.err);
+  w.raw('{"blockTime":').num(p.blockTime).raw(',"meta":{"computeUnitsConsumed":').num(p.computeUnits).raw(',"err":').json(err);
+  w.raw(',"fee":').num(p.fee).raw(',"innerInstructions":[');
+  let first = true;
+  for (let i = 0; i < p.inner.length; i++) {
+    const list = p.inner[i]!;
+    if (list.length === 0) continue;
+    if (!first) w.raw(',');
+    w.raw('{"index":').num(i).raw(',"instructions":[');
+    for (let j = 0; j < list.length; j++) {
+      if (j) w.raw(',');
+      rawIxText(w, c, list[j]!, list[j]!.stackHeight);
+    }
+    w.raw(']}');
+    first = false;
+  }
+  w.raw('],"loadedAddresses":{"readonly":');
+  keyList(w, c.loadedReadonly);
+  w.raw(',"writable":');
+  keyList(w, c.loadedWritable);
+  w.raw('},"logMessages":[');
+  for (let i = 0; i < p.logs.length; i++) {
+    if (i) w.raw(',');
+    w.str(p.logs[i]!);
+  }
+  const sorted = p.tokenBalances.map((t) => ({ accountIndex: c.index.get(t.account)!, t })).sort((a, b) => a.accountIndex - b.accountIndex);
+  w.raw('],"postBalances":');
+  balancesText(w, c, 1);
+  w.raw(',"postTokenBalances":');
+  tokenBalancesText(w, sorted, 'post');
+  w.raw(',"preBalances":');
+  balancesText(w, c, 0);
+  w.raw(',"preTokenBalances":');
+  tokenBalancesText(w, sorted, 'pre');
+  w.raw(',"rewards":[],"status":');
+  if (p.err === null) w.raw('{"Ok":null}');
+  else w.raw('{"Err":').json(err).raw('}');
+  w.raw('},"slot":').num(p.slot).raw(',"transaction":{"message":{"accountKeys":');
+  keyList(w, c.staticKeys);
+  if (p.version === 0) {
+    w.raw(',"addressTableLookups":[');
+    for (let i = 0; i < c.lookups.length; i++) {
+      const l = c.lookups[i]!;
+      if (i) w.raw(',');
+      w.raw('{"accountKey":').quoted(l.accountKey).raw(',"readonlyIndexes":');
+      numList(w, l.readonlyIndexes);
+      w.raw(',"writableIndexes":');
+      numList(w, l.writableIndexes);
+      w.raw('}');
+    }
+    w.raw(']');
+  }
+  const h = c.header;
+  w.raw(',"header":{"numReadonlySignedAccounts":').num(h.numReadonlySignedAccounts);
+  w.raw(',"numReadonlyUnsignedAccounts":').num(h.numReadonlyUnsignedAccounts);
+  w.raw(',"numRequiredSignatures":').num(h.numRequiredSignatures).raw('},"instructions":[');
+  for (let i = 0; i < p.outer.length; i++) {
+    if (i) w.raw(',');
+    rawIxText(w, c, p.outer[i]!, null);
+  }
+  w.raw('],"recentBlockhash":').quoted(p.recentBlockhash).raw('},"signatures":[').quoted(p.signature).raw(']}');
+  if (withVersion) w.raw(',"version":').raw(p.version === 0 ? '0' : '"legacy"');
+  return w.raw('}').text();
 }
