@@ -9,6 +9,7 @@ import { fastifyServerOptions, registerUrlLimit, resolveHttpLimits } from './plu
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerSecurityHeaders } from './plugins/security.js';
 import { registerResponseCache } from './plugins/cache.js';
+import { registerHttpMetrics } from './plugins/http-metrics.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
 import { registerQueryGuards } from './plugins/validation.js';
 import { formatValidationError } from './params.js';
@@ -21,6 +22,9 @@ import { registerPoolRoutes } from './routes/pools.js';
 import { registerStatusRoutes } from './routes/status.js';
 import { ADDRESS_FORMAT, errorSchema } from './schemas.js';
 import type { ApiDeps, RouteDeps } from './types.js';
+
+/** Longest reuse of the store's counters by /status and /sync/status, ms (see routes/status.ts). */
+const STATUS_COUNTS_TTL_MS = 1000;
 
 /** No route takes a body; a small limit turns abuse into a cheap 413 (DESIGN §4). */
 const DEFAULT_BODY_LIMIT = 16 * 1024;
@@ -64,14 +68,11 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   registerUrlLimit(app, httpLimits);
   registerSecurityHeaders(app);
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
-  app.addHook('onResponse', async (request, reply) => {
-    const route = request.routeOptions.url ?? '<unmatched>';
-    metrics.httpRequests.inc({ route, method: request.method, status: String(reply.statusCode) });
-    metrics.httpDuration.observe({ route, method: request.method }, reply.elapsedTime / 1000);
-  });
+  registerHttpMetrics(app, metrics);
 
   await app.register(cors, {
     origin: '*',
@@ -82,7 +83,11 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   });
   await registerOpenApi(app);
 
-  const routeDeps: RouteDeps = { store, sync, clock };
+  // With the response cache on, /status and /sync/status reuse the store's counters for at most
+  // 1 s (never longer than the cache's TTL; never across an in-process write): DESIGN §5 allows
+  // answers up to the TTL old, and live sync flags are read per request.
+  const statusCountsTtlMs = options.cache ? Math.min(Math.max(0, options.cache.ttlMs), STATUS_COUNTS_TTL_MS) : 0;
+  const routeDeps: RouteDeps = { store, sync, clock, statusCountsTtlMs };
 
   // Public scope: no key (DESIGN §4 "Unauthenticated paths").
   await app.register(async (pub) => {

@@ -88,8 +88,9 @@ export function formatValidationError(errors: FastifySchemaValidationError[], da
 /** Names of parameters given more than once among those the route declares (DESIGN §4: → 400). */
 export function repeatedParameter(query: unknown, declared: Record<string, unknown> | undefined): string | undefined {
   if (!declared || typeof query !== 'object' || query === null) return undefined;
-  for (const [name, value] of Object.entries(query)) {
-    if (Array.isArray(value) && Object.hasOwn(declared, name)) return name;
+  const q = query as Record<string, unknown>;
+  for (const name of Object.keys(q)) {
+    if (Array.isArray(q[name]) && Object.hasOwn(declared, name)) return name;
   }
   return undefined;
 }

@@ -47,4 +47,6 @@ export interface RouteDeps {
   store: Store;
   sync: SyncController;
   clock: Common['clock'];
+  /** How long /status and /sync/status reuse the store's counters, ms (0 = never; see routes/status.ts). */
+  statusCountsTtlMs?: number;
 }

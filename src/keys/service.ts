@@ -31,6 +31,12 @@ export interface KeyService {
    * `{ ok: false, code: 'UNAUTHORIZED' }` (`reason` is for metrics/logs only, never the client).
    */
   verify(key: string): Promise<VerifyOutcome>;
+  /**
+   * `verify`'s answer when it needs no store query — a malformed key, or a key whose record this
+   * process fetched less than `recordTtlMs` ago — else undefined (then call `verify`). Lets the
+   * API's auth hook stay synchronous on the hot path (issue 5). Never caches an unknown key.
+   */
+  verifyCached(key: string): VerifyOutcome | undefined;
   list(): Promise<ApiKeyRecord[]>;
   /** true when the key existed and was not yet revoked. */
   revoke(id: string): Promise<boolean>;
@@ -53,18 +59,22 @@ const MAX_CACHED_RECORDS = 10_000;
 export function createKeyService(deps: KeyServiceDeps): KeyService {
   const { store, clock } = deps;
   const ttl = deps.recordTtlMs ?? 0;
+  // Records by key hash, each kept only after its constant-time hash check passed.
   const cache = new Map<string, { record: ApiKeyRecord; until: number }>();
-  const findByHash = async (hash: string): Promise<ApiKeyRecord | undefined> => {
-    if (ttl <= 0) return store.findByHash(hash);
+  const MALFORMED: VerifyOutcome = Object.freeze({ ok: false, code: 'UNAUTHORIZED', reason: 'malformed' });
+  const judge = (record: ApiKeyRecord): VerifyOutcome => {
+    if (record.revokedAt !== null) return { ok: false, code: 'UNAUTHORIZED', reason: 'revoked' };
+    if (record.expiresAt !== null && record.expiresAt <= clock.now()) return { ok: false, code: 'UNAUTHORIZED', reason: 'expired' };
+    return { ok: true, record };
+  };
+  /** The cached record of `hash` while fresh; an expired entry is dropped. */
+  const cached = (hash: string): ApiKeyRecord | undefined => {
+    if (ttl <= 0) return undefined;
     const hit = cache.get(hash);
-    if (hit && hit.until > clock.now()) return hit.record;
+    if (hit === undefined) return undefined;
+    if (hit.until > clock.now()) return hit.record;
     cache.delete(hash);
-    const record = await store.findByHash(hash);
-    if (record) {
-      if (cache.size >= MAX_CACHED_RECORDS) cache.delete(cache.keys().next().value!);
-      cache.set(hash, { record, until: clock.now() + ttl });
-    }
-    return record;
+    return undefined;
   };
   return {
     async create(input) {
@@ -86,16 +96,26 @@ export function createKeyService(deps: KeyServiceDeps): KeyService {
       await store.insert(record);
       return { id: record.id, key, record };
     },
+    verifyCached(presented) {
+      const key = normalizeKey(presented);
+      if (key === undefined) return MALFORMED;
+      const record = cached(hashKey(key));
+      return record === undefined ? undefined : judge(record);
+    },
     async verify(presented) {
       const key = normalizeKey(presented);
-      if (key === undefined) return { ok: false, code: 'UNAUTHORIZED', reason: 'malformed' };
+      if (key === undefined) return MALFORMED;
       const hash = hashKey(key);
-      const record = await findByHash(hash);
+      const hit = cached(hash);
+      if (hit !== undefined) return judge(hit);
+      const record = await store.findByHash(hash);
       // The lookup is by hash; the constant-time compare guards against a store that matches loosely.
       if (record === undefined || !sameHash(record.keyHash, hash)) return { ok: false, code: 'UNAUTHORIZED', reason: 'unknown' };
-      if (record.revokedAt !== null) return { ok: false, code: 'UNAUTHORIZED', reason: 'revoked' };
-      if (record.expiresAt !== null && record.expiresAt <= clock.now()) return { ok: false, code: 'UNAUTHORIZED', reason: 'expired' };
-      return { ok: true, record };
+      if (ttl > 0) {
+        if (cache.size >= MAX_CACHED_RECORDS) cache.delete(cache.keys().next().value!);
+        cache.set(hash, { record, until: clock.now() + ttl });
+      }
+      return judge(record);
     },
     list: () => store.list(),
     async revoke(id) {

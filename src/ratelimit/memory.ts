@@ -1,6 +1,6 @@
 import type { Clock } from '../core/index.js';
 import { type BucketState, UNITS_PER_TOKEN, assertLimits, decide } from './bucket.js';
-import type { BucketLimits, RateLimiter } from './types.js';
+import type { BucketLimits, RateLimitDecision, RateLimiter } from './types.js';
 
 export interface MemoryRateLimiterDeps {
   clock: Clock;
@@ -27,21 +27,33 @@ export function createMemoryRateLimiter(deps: MemoryRateLimiterDeps): RateLimite
     }
   }
 
-  // async: a bad limit rejects (like a Redis round trip would) instead of throwing synchronously.
-  async function run(bucketId: string, limits: BucketLimits, take: boolean) {
+  function run(bucketId: string, limits: BucketLimits, take: boolean): RateLimitDecision {
     assertLimits(limits);
     const now = clock.now();
-    const { state, decision } = decide(buckets.get(bucketId)?.state, limits, now, take);
+    const entry = buckets.get(bucketId);
+    const { state, decision } = decide(entry?.state, limits, now, take);
     if (take) {
-      buckets.set(bucketId, { state, burst: limits.burst, rpm: limits.rpm });
-      if (buckets.size > maxBuckets) sweep(now);
+      if (entry) {
+        // Update in place: one Map write less per request (the hot path of every keyed request).
+        entry.state = state;
+        entry.burst = limits.burst;
+        entry.rpm = limits.rpm;
+      } else {
+        buckets.set(bucketId, { state, burst: limits.burst, rpm: limits.rpm });
+        if (buckets.size > maxBuckets) sweep(now);
+      }
     }
     return decision;
   }
 
   return {
-    consume: (bucketId, limits) => run(bucketId, limits, true),
-    peek: (bucketId, limits) => run(bucketId, limits, false),
+    // async: a bad limit rejects (like a Redis round trip would) instead of throwing synchronously.
+    consume: async (bucketId, limits) => run(bucketId, limits, true),
+    peek: async (bucketId, limits) => run(bucketId, limits, false),
+    sync: {
+      consume: (bucketId, limits) => run(bucketId, limits, true),
+      peek: (bucketId, limits) => run(bucketId, limits, false),
+    },
     close: async () => {
       buckets.clear();
     },

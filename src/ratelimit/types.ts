@@ -32,4 +32,14 @@ export interface RateLimiter {
   peek(bucketId: string, limits: BucketLimits): Promise<RateLimitDecision>;
   /** Releases resources (timers, connections). */
   close(): Promise<void>;
+  /**
+   * `consume` and `peek` answered synchronously, present only on limiters whose buckets live in
+   * this process (the memory limiter): the API's hooks then decide without a promise per request
+   * (issue 5 hot path). Same decisions as the async methods; a bad limit throws RangeError
+   * instead of rejecting. Absent on shared limiters (Redis), whose answer needs a round trip.
+   */
+  readonly sync?: {
+    consume(bucketId: string, limits: BucketLimits): RateLimitDecision;
+    peek(bucketId: string, limits: BucketLimits): RateLimitDecision;
+  };
 }

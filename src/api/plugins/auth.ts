@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Metrics } from '../../core/index.js';
-import type { KeyService } from '../../keys/index.js';
-import type { BucketLimits, RateLimiter } from '../../ratelimit/index.js';
+import type { KeyService, VerifyOutcome } from '../../keys/index.js';
+import type { BucketLimits, RateLimitDecision, RateLimiter } from '../../ratelimit/index.js';
 import { apiError } from '../errors.js';
+import { runStep } from './hook-step.js';
 
 /**
  * Authentication (spec §5, DESIGN §4), as an onRequest hook of the protected scope:
@@ -42,25 +43,53 @@ export interface AuthDeps {
 
 export function registerAuth(scope: FastifyInstance, deps: AuthDeps): void {
   const { keys, limiter, metrics, failureLimits } = deps;
-  scope.addHook('onRequest', async (request) => {
-    const presented = presentedKey(request);
-    if (presented.kind === 'missing') {
-      metrics.authFailures.inc({ reason: 'missing' });
-      throw apiError('MISSING_API_KEY');
+
+  /** Step 3: the verified key is attached, or the failure is counted against the IP and answered 401. */
+  const settle = (request: FastifyRequest, guardId: string, outcome: VerifyOutcome): void | Promise<void> => {
+    if (outcome.ok) {
+      request.apiKey = outcome.record;
+      return;
     }
-    const guardId = `authfail:${request.ip}`;
-    const guard = await limiter.peek(guardId, failureLimits);
+    metrics.authFailures.inc({ reason: outcome.reason });
+    const fail = (): never => {
+      request.log.info({ auth_failure: outcome.reason }, 'authentication failed');
+      throw apiError('UNAUTHORIZED');
+    };
+    if (limiter.sync) {
+      limiter.sync.consume(guardId, failureLimits);
+      return fail();
+    }
+    return limiter.consume(guardId, failureLimits).then(fail);
+  };
+
+  /** Step 2: a blocked IP gets 429 before its key is looked at; otherwise the key is verified. */
+  const check = (request: FastifyRequest, presented: Exclude<Presented, { kind: 'missing' }>, guardId: string, guard: RateLimitDecision): void | Promise<void> => {
     if (!guard.allowed) {
       metrics.authFailures.inc({ reason: 'ip_blocked' });
       throw apiError('RATE_LIMITED', 'Rate limit exceeded: too many failed authentications from this address', { retryAfter: guard.retryAfterSec });
     }
-    const outcome = presented.kind === 'key' ? await keys.verify(presented.key) : ({ ok: false, reason: 'malformed' } as const);
-    if (!outcome.ok) {
-      metrics.authFailures.inc({ reason: outcome.reason });
-      await limiter.consume(guardId, failureLimits);
-      request.log.info({ auth_failure: outcome.reason }, 'authentication failed');
-      throw apiError('UNAUTHORIZED');
-    }
-    request.apiKey = outcome.record;
-  });
+    if (presented.kind === 'invalid') return settle(request, guardId, MALFORMED);
+    // A key whose record this process fetched within recordTtlMs is verified without a store query.
+    const known = keys.verifyCached(presented.key);
+    if (known !== undefined) return settle(request, guardId, known);
+    return keys.verify(presented.key).then((outcome) => settle(request, guardId, outcome));
+  };
+
+  // Callback-style (runStep): with the in-process limiter and a known key the whole check is
+  // synchronous — no promise per request (issue 5); a store or Redis round trip makes it wait.
+  scope.addHook('onRequest', (request, _reply, done) =>
+    runStep(done, () => {
+      const presented = presentedKey(request);
+      if (presented.kind === 'missing') {
+        metrics.authFailures.inc({ reason: 'missing' });
+        throw apiError('MISSING_API_KEY');
+      }
+      const guardId = `authfail:${request.ip}`;
+      // The in-process limiter answers at once (an IP that never failed has no bucket: a Map miss).
+      if (limiter.sync) return check(request, presented, guardId, limiter.sync.peek(guardId, failureLimits));
+      return limiter.peek(guardId, failureLimits).then((guard) => check(request, presented, guardId, guard));
+    }),
+  );
 }
+
+const MALFORMED: VerifyOutcome = { ok: false, code: 'UNAUTHORIZED', reason: 'malformed' };

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify';
 import type { Clock } from '../../core/index.js';
 
 export interface ResponseCacheOptions {
@@ -12,25 +12,30 @@ export interface ResponseCacheOptions {
 }
 
 interface Entry {
-  body: string;
+  /** The body's bytes, encoded once: a hit writes them as they are. */
+  body: Buffer;
   etag: string;
   contentType: string;
   storedAt: number;
   generation: number;
 }
 
-interface Pending {
+/** What a request carries from the lookup to onSend (a request decoration). */
+interface Ticket {
   key: string;
   generation: number;
   hit: boolean;
 }
 
+type CachingRequest = FastifyRequest & { [TICKET]: Ticket | null };
+const TICKET = 'responseCacheTicket';
+
 /** GET routes that are not cached: they report process state (sync flags), not stored data. */
 const UNCACHED = new Set(['/status', '/sync/status']);
 
 /** Strong ETag: SHA-1 of the exact body bytes (RFC 9110 §8.8.3). */
-export function etagOf(body: string): string {
-  return `"${createHash('sha1').update(body).digest('base64url')}"`;
+export function etagOf(body: string | Buffer): string {
+  return `"${hash('sha1', body, 'base64url')}"`;
 }
 
 /** RFC 9110 §13.1.2 If-None-Match: `*` or a list of (possibly weak) tags, compared weakly. */
@@ -55,13 +60,21 @@ export function cacheKey(route: string, query: unknown): string {
 }
 
 /**
- * Response cache of the protected GET routes (issue 5; DESIGN §5). Runs as a preHandler, i.e.
- * after auth, rate limit and validation and before the query, so every request is still
- * authenticated and counted. Keyed by route + normalised query only: answers do not depend on
- * the API key. An entry is served while younger than the TTL (by the injected clock) and while
- * the store's write generation is unchanged, so an in-process write is never hidden and no
- * answer is older than the TTL. Every 200 answer carries a strong `ETag` and
+ * Response cache of the protected GET routes (issue 5; DESIGN §5), attached to each cacheable
+ * route as it is added (call before the routes). Keyed by route + normalised query only: answers
+ * do not depend on the API key. An entry is served while younger than the TTL (by the injected
+ * clock) and while the store's write generation is unchanged, so an in-process write is never
+ * hidden and no answer is older than the TTL. Every 200 answer carries a strong `ETag` and
  * `Cache-Control: private, max-age=<remaining s>`; a matching `If-None-Match` → 304, no body.
+ *
+ * Two lookups, both after auth and the rate limit, so every request is still authenticated and
+ * counted:
+ * - preHandler (after validation, before the query): by the normalised query, as described;
+ * - onRequest, route level (after the scope's auth and rate-limit hooks, before validation): by
+ *   the raw request target, for targets that earlier passed validation and were answered from or
+ *   into the cache. Validation of a query string is deterministic, so an identical target would
+ *   pass again and map to the same entry; skipping it on such hits is what makes a hit cheap
+ *   (issue 5: cached throughput). Any target not known that way takes the full path.
  */
 export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clock; generation: () => number; options: ResponseCacheOptions }): void {
   const { clock, generation } = deps;
@@ -70,56 +83,108 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
   const maxBytes = deps.options.maxBytes ?? 64 * 1024 * 1024;
   const entries = new Map<string, Entry>();
   let bytes = 0;
-  const pending = new WeakMap<FastifyRequest, Pending>();
+  /** Raw request target (path + query, as sent) → cache key; bounded like the entries. */
+  const targets = new Map<string, string>();
+  const maxTargets = maxEntries;
+
+  scope.decorateRequest(TICKET, null);
 
   const remove = (key: string, e: Entry): void => {
     entries.delete(key);
     bytes -= e.body.length;
   };
-  const maxAge = (ageMs: number): string => `private, max-age=${Math.max(0, Math.floor((ttlMs - ageMs) / 1000))}`;
+  // `private, max-age=<s>` for every whole second a fresh entry can have left (precomputed).
+  const maxAgeTexts = Array.from({ length: Math.floor(ttlMs / 1000) + 1 }, (_, s) => `private, max-age=${s}`);
+  const maxAge = (ageMs: number): string => maxAgeTexts[Math.max(0, Math.floor((ttlMs - ageMs) / 1000))]!;
 
-  scope.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
-    const route = request.routeOptions.url;
-    if ((request.method !== 'GET' && request.method !== 'HEAD') || route === undefined || UNCACHED.has(route)) return;
-    const key = cacheKey(route, request.query);
-    const gen = generation();
-    pending.set(request, { key, generation: gen, hit: false });
+  /** The fresh entry of `key` (most recently used from now on), or undefined (a stale one is dropped). */
+  const fresh = (key: string, gen: number): Entry | undefined => {
     const e = entries.get(key);
-    if (!e) return;
+    if (!e) return undefined;
     const age = clock.now() - e.storedAt;
     if (age >= ttlMs || age < 0 || e.generation !== gen) {
       remove(key, e);
-      return;
+      return undefined;
     }
     // Most recently used last (Map keeps insertion order).
     entries.delete(key);
     entries.set(key, e);
-    pending.get(request)!.hit = true;
-    reply.header('etag', e.etag).header('cache-control', maxAge(age));
-    if (ifNoneMatchHits(request.headers['if-none-match'], e.etag)) return reply.code(304).send();
-    return reply.header('content-type', e.contentType).send(e.body);
-  });
+    return e;
+  };
 
-  scope.addHook('onSend', async (request, reply, payload) => {
-    const p = pending.get(request);
-    if (!p || p.hit || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
-    const etag = etagOf(payload);
+  const remember = (target: string, key: string): void => {
+    if (target.length > 1024 || targets.get(target) === key) return;
+    targets.delete(target);
+    targets.set(target, key);
+    if (targets.size > maxTargets) targets.delete(targets.keys().next().value!);
+  };
+
+  /** Answers `request` from `e` (304 when If-None-Match matches). */
+  const serve = (request: FastifyRequest, reply: FastifyReply, e: Entry): void => {
+    reply.header('etag', e.etag);
+    reply.header('cache-control', maxAge(clock.now() - e.storedAt));
+    const inm = request.headers['if-none-match'];
+    if (inm !== undefined && ifNoneMatchHits(inm, e.etag)) {
+      reply.code(304).send();
+      return;
+    }
+    reply.header('content-type', e.contentType);
+    reply.send(e.body);
+  };
+
+  // Route level, so it runs after the scope's onRequest hooks (auth, then rate limit).
+  const byTarget: onRequestHookHandler = (request, reply, done) => {
+    const key = targets.get(request.url);
+    const gen = key === undefined ? 0 : generation();
+    const e = key === undefined ? undefined : fresh(key, gen);
+    if (e === undefined) return done();
+    (request as CachingRequest)[TICKET] = { key: key!, generation: gen, hit: true };
+    serve(request, reply, e); // answered: no done()
+  };
+
+  const byQuery = (route: string): preHandlerHookHandler => (request, reply, done) => {
+    const key = cacheKey(route, request.query);
+    const gen = generation();
+    const e = fresh(key, gen);
+    (request as CachingRequest)[TICKET] = { key, generation: gen, hit: e !== undefined };
+    if (e === undefined) return done();
+    remember(request.url, key);
+    serve(request, reply, e);
+  };
+
+  const store: onSendHookHandler = (request, reply, payload, done) => {
+    const t = (request as CachingRequest)[TICKET];
+    if (!t || t.hit || reply.statusCode !== 200 || typeof payload !== 'string') return done(null, payload);
+    // Encoded once: stored as bytes, and this answer writes the same bytes.
+    const body = Buffer.from(payload, 'utf8');
+    const etag = etagOf(body);
     reply.header('etag', etag).header('cache-control', maxAge(0));
     // Store only when no write settled while the answer was computed (it may predate the write).
-    if (ttlMs > 0 && request.method === 'GET' && p.generation === generation() && payload.length <= maxBytes) {
-      const old = entries.get(p.key);
-      if (old) remove(p.key, old);
-      entries.set(p.key, { body: payload, etag, contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'), storedAt: clock.now(), generation: p.generation });
-      bytes += payload.length;
+    if (ttlMs > 0 && request.method === 'GET' && t.generation === generation() && body.length <= maxBytes) {
+      const old = entries.get(t.key);
+      if (old) remove(t.key, old);
+      entries.set(t.key, { body, etag, contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'), storedAt: clock.now(), generation: t.generation });
+      bytes += body.length;
       for (const [k, e] of entries) {
         if (entries.size <= maxEntries && bytes <= maxBytes) break;
         remove(k, e);
       }
+      remember(request.url, t.key);
     }
-    if (ifNoneMatchHits(request.headers['if-none-match'], etag)) {
+    const inm = request.headers['if-none-match'];
+    if (inm !== undefined && ifNoneMatchHits(inm, etag)) {
       reply.code(304);
-      return '';
+      return done(null, '');
     }
-    return payload;
+    done(null, body);
+  };
+
+  scope.addHook('onRoute', (route) => {
+    const methods = [route.method].flat();
+    if (!methods.every((m) => m === 'GET' || m === 'HEAD') || UNCACHED.has(route.url)) return;
+    route.onRequest = [...[route.onRequest ?? []].flat(), byTarget];
+    route.preHandler = [...[route.preHandler ?? []].flat(), byQuery(route.url)];
+    // First, so a HEAD answer still gets its ETag before Fastify's HEAD hook drops the body.
+    route.onSend = [store, ...[route.onSend ?? []].flat()];
   });
 }

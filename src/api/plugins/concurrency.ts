@@ -55,6 +55,12 @@ export function createSemaphore(o: { max: number; maxQueue: number; timeoutMs: n
     get load() {
       return running + queue.length;
     },
+    /** A slot now (its release function), or undefined when none is free: no promise (issue 5 hot path). */
+    tryAcquire(): (() => void) | undefined {
+      if (running >= o.max) return undefined;
+      running++;
+      return once(release);
+    },
     acquire(): Promise<() => void> {
       if (running < o.max) {
         running++;
@@ -110,9 +116,10 @@ export function registerConcurrencyLimit(scope: FastifyInstance, deps: { limits:
       const id = request.apiKey?.id ?? `ip:${request.ip}`;
       const mine = keySemaphore(id);
       try {
-        const releaseKey = await mine.acquire();
+        // A free slot is taken without awaiting a promise; only a full semaphore makes the request wait.
+        const releaseKey = mine.tryAcquire() ?? (await mine.acquire());
         try {
-          const release = await global.acquire();
+          const release = global.tryAcquire() ?? (await global.acquire());
           try {
             return await handler.call(this, request, reply);
           } finally {

@@ -90,8 +90,10 @@ const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request 
  * routing matters, authentication or any parsing of the query string).
  */
 export function registerUrlLimit(app: FastifyInstance, limits: HttpLimits): void {
-  app.addHook('onRequest', async (request) => {
+  // Callback-style: no promise per request (issue 5).
+  app.addHook('onRequest', (request, _reply, done) => {
     const url = request.raw.url ?? '';
-    if (url.length > limits.maxUrlLength) throw apiError('URI_TOO_LONG', `Request URL too long: at most ${limits.maxUrlLength} bytes`);
+    if (url.length > limits.maxUrlLength) done(apiError('URI_TOO_LONG', `Request URL too long: at most ${limits.maxUrlLength} bytes`));
+    else done();
   });
 }

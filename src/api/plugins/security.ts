@@ -16,15 +16,20 @@ import type { FastifyInstance } from 'fastify';
 const JSON_CSP = "default-src 'none'; frame-ancestors 'none'";
 const DOCS_CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: https:; frame-ancestors 'none'";
 
+/** The /docs UI and its assets: `/docs`, `/docs/…`, `/docs?…` (the path before any query). */
+function isDocsUrl(url: string): boolean {
+  return url.startsWith('/docs') && (url.length === 5 || url[5] === '/' || url[5] === '?');
+}
+
 export function registerSecurityHeaders(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply, payload) => {
-    const path = request.url.split('?')[0] ?? '';
+  // Callback-style and allocation-free (issue 5): it runs on every answer.
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-content-type-options', 'nosniff');
     reply.header('x-frame-options', 'DENY');
     reply.header('referrer-policy', 'no-referrer');
     reply.header('cross-origin-opener-policy', 'same-origin');
-    reply.header('content-security-policy', path === '/docs' || path.startsWith('/docs/') ? DOCS_CSP : JSON_CSP);
+    reply.header('content-security-policy', isDocsUrl(request.url) ? DOCS_CSP : JSON_CSP);
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
-    return payload;
+    done(null, payload);
   });
 }

@@ -1,0 +1,46 @@
+import type { FastifyInstance, onResponseHookHandler } from 'fastify';
+import type { Metrics } from '../../core/index.js';
+
+/** Route label of requests that matched no route (404 before routing). */
+const UNMATCHED = '<unmatched>';
+
+/**
+ * HTTP metrics of DESIGN §9 on every answer: `http_requests_total{route,method,status}` and
+ * `http_request_duration_seconds{route,method}` (seconds from the request's arrival to the
+ * answer's last byte, Fastify `reply.elapsedTime`). `route` is the route's pattern (never the
+ * raw URL: bounded label values), `<unmatched>` for requests no route matched.
+ * Each route gets its own onResponse hook with its label objects built once (no
+ * `request.routeOptions` per request, issue 5); one app-level hook covers unmatched requests.
+ * Call before any route is added.
+ */
+export function registerHttpMetrics(app: FastifyInstance, metrics: Metrics): void {
+  const recorder = (route: string): onResponseHookHandler => {
+    // Label objects by method, then by status: built on first use, reused (no allocation per request).
+    const byMethod = new Map<string, { timed: { route: string; method: string }; counted: Map<number, { route: string; method: string; status: string }> }>();
+    return (request, reply, done) => {
+      const method = request.method;
+      const status = reply.statusCode;
+      let m = byMethod.get(method);
+      if (m === undefined) {
+        m = { timed: { route, method }, counted: new Map() };
+        byMethod.set(method, m);
+      }
+      let counted = m.counted.get(status);
+      if (counted === undefined) {
+        counted = { route, method, status: String(status) };
+        m.counted.set(status, counted);
+      }
+      metrics.httpRequests.inc(counted);
+      metrics.httpDuration.observe(m.timed, reply.elapsedTime / 1000);
+      done();
+    };
+  };
+  app.addHook('onRoute', (route) => {
+    route.onResponse = [...[route.onResponse ?? []].flat(), recorder(route.url)];
+  });
+  const unmatched = recorder(UNMATCHED);
+  app.addHook('onResponse', (request, reply, done) => {
+    if (request.is404) unmatched.call(app, request, reply, done);
+    else done();
+  });
+}

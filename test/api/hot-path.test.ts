@@ -1,0 +1,243 @@
+/**
+ * The cheap request path of issue 5 (cached throughput) keeps every documented behaviour:
+ * - auth and the per-key rate limit answer the same whether the limiter and the key service
+ *   answer synchronously (in-process limiter, key records reused for `recordTtlMs`, as `serve`
+ *   runs) or through promises (a limiter without the `sync` facet, like Redis; no record reuse);
+ * - the response cache's raw-target lookup (before validation) still runs after auth and the
+ *   rate limit, carries every header a full answer carries, never turns an invalid query valid,
+ *   and HEAD answers keep their ETag;
+ * - /status and /sync/status reuse the store's counters for at most 1 s, never across an
+ *   in-process write, and not at all without the response cache.
+ * Real store, real sockets, real limiter and key service (no mocks).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { type ApiOptions, type RunningServer, buildApp, startServer } from '../../src/api/index.js';
+import { type Common, ManualClock, createCommon, createLogger } from '../../src/core/index.js';
+import { createIdleSyncController } from '../../src/ingest/index.js';
+import { type KeyService, createKeyService } from '../../src/keys/index.js';
+import type { LocatedEvent } from '../../src/protocol/index.js';
+import { type RateLimiter, createMemoryRateLimiter } from '../../src/ratelimit/index.js';
+import { type Store, createStore } from '../../src/store/index.js';
+import { loadFixture } from '../contract/context.js';
+import { type Fixture, generateFixture } from '../helpers/fixture.js';
+import { expectError, http } from './support.js';
+
+interface Served {
+  url: string;
+  clock: ManualClock;
+  common: Common;
+  keys: KeyService;
+  store: Store;
+  close(): Promise<void>;
+}
+
+/** The API over `store` with the given limiter facet and key-record reuse, on a real socket. */
+async function serve(o: { store: Store; clock: ManualClock; syncLimiter: boolean; recordTtlMs: number; options?: ApiOptions }): Promise<Served> {
+  const common = createCommon({ clock: o.clock, logger: createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }) });
+  const memory = createMemoryRateLimiter({ clock: o.clock });
+  // The same real limiter, seen only through its promise interface (as a shared limiter would be).
+  const limiter: RateLimiter = o.syncLimiter ? memory : { consume: memory.consume, peek: memory.peek, close: memory.close };
+  const keys = createKeyService({ store: o.store.keys, clock: o.clock, recordTtlMs: o.recordTtlMs });
+  const app = await buildApp({ common, store: o.store, keys, limiter, sync: createIdleSyncController(o.clock), options: o.options });
+  const server: RunningServer = await startServer({ app, host: '127.0.0.1', port: 0 });
+  return { url: server.url, clock: o.clock, common, keys, store: o.store, close: () => server.close() };
+}
+
+let dir: string;
+let fixture: Fixture;
+let store: Store;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'gamba-hot-'));
+  fixture = generateFixture({ seed: 11, games: 200, poolChanges: 20 });
+  store = await createStore({ common: createCommon(), config: { kind: 'sqlite', path: join(dir, 'gamba.db') } });
+  await loadFixture(store, fixture);
+});
+afterAll(async () => {
+  await store?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe.each([
+  { name: 'synchronous limiter, key records reused', syncLimiter: true, recordTtlMs: 5_000 },
+  { name: 'promise-only limiter, no record reuse', syncLimiter: false, recordTtlMs: 0 },
+])('auth and rate limit: $name', ({ syncLimiter, recordTtlMs }) => {
+  let s: Served;
+  beforeAll(async () => {
+    s = await serve({ store, clock: new ManualClock(fixture.nowMs), syncLimiter, recordTtlMs, options: { authFailureLimits: { rpm: 6, burst: 3 } } });
+  });
+  afterAll(() => s.close());
+
+  test('the per-IP failure guard: 3 failures, then 429 without checking even a good key; refills', async () => {
+    const good = (await s.keys.create({ name: 'good', tier: 'standard' })).key;
+    expect((await http(s.url, '/stats', { key: good })).status).toBe(200);
+    const bad = 'ef'.repeat(32);
+    for (let i = 0; i < 3; i++) expectError(await http(s.url, '/stats', { key: bad }), 401, 'UNAUTHORIZED');
+    const blocked = await http(s.url, '/stats', { key: good });
+    expectError(blocked, 429, 'RATE_LIMITED');
+    expect(blocked.body.retryAfter).toBe(10);
+    expectError(await http(s.url, '/stats', { key: 'not a key' }), 429, 'RATE_LIMITED');
+    expectError(await http(s.url, '/stats'), 401, 'MISSING_API_KEY');
+    s.clock.advance(10_000);
+    expect((await http(s.url, '/stats', { key: good })).status).toBe(200);
+    expectError(await http(s.url, '/stats', { key: 'not a key' }), 401, 'UNAUTHORIZED');
+    expectError(await http(s.url, '/stats', { key: good }), 429, 'RATE_LIMITED');
+    s.clock.advance(60_000);
+  });
+
+  test('the key bucket: headers on every answer, 429 after the burst, cached answers included', async () => {
+    const key = (await s.keys.create({ name: 'small', tier: 'enterprise', rpm: 60, burst: 3 })).key;
+    const remaining: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await http(s.url, '/stats', { key });
+      expect(r.status).toBe(200);
+      expect(r.headers.get('x-ratelimit-limit')).toBe('60');
+      remaining.push(r.headers.get('x-ratelimit-remaining')!);
+    }
+    expect(remaining).toEqual(['2', '1', '0']);
+    const denied = await http(s.url, '/stats', { key });
+    expectError(denied, 429, 'RATE_LIMITED');
+    expect(denied.headers.get('retry-after')).toBe('1');
+    expect(denied.headers.get('x-ratelimit-remaining')).toBe('0');
+  });
+
+  test('a revoked key stops working at once in this process, and is 401 like any bad key', async () => {
+    const { id, key } = await s.keys.create({ name: 'revoked', tier: 'standard' });
+    expect((await http(s.url, '/stats', { key })).status).toBe(200);
+    await s.keys.revoke(id);
+    expectError(await http(s.url, '/stats', { key }), 401, 'UNAUTHORIZED');
+    s.clock.advance(60_000);
+  });
+});
+
+describe('response cache: the raw-target lookup', () => {
+  let s: Served;
+  let key: string;
+  beforeAll(async () => {
+    s = await serve({ store, clock: new ManualClock(fixture.nowMs), syncLimiter: true, recordTtlMs: 5_000, options: { cache: { ttlMs: 5_000 } } });
+    key = (await s.keys.create({ name: 'cache', tier: 'enterprise', rpm: 1_000, burst: 1_000 })).key;
+  });
+  afterAll(() => s.close());
+
+  const SECURITY = ['x-content-type-options', 'x-frame-options', 'referrer-policy', 'cross-origin-opener-policy', 'content-security-policy'];
+
+  test('a repeated target is a hit with every header of a full answer; auth, rate limit and metrics still run', async () => {
+    const url = `/players?limit=3&creator=${fixture.creators[0]}`;
+    const first = await http(s.url, url, { key });
+    const second = await http(s.url, url, { key });
+    expect(first.status).toBe(200);
+    expect(second.status).toBe(200);
+    expect(second.text).toBe(first.text);
+    expect(second.headers.get('etag')).toBe(first.headers.get('etag'));
+    expect(second.headers.get('cache-control')).toMatch(/^private, max-age=[0-5]$/);
+    expect(second.headers.get('content-type')).toBe(first.headers.get('content-type'));
+    expect(second.headers.get('content-length')).toBe(String(Buffer.byteLength(first.text)));
+    expect(Number(second.headers.get('x-ratelimit-remaining'))).toBe(Number(first.headers.get('x-ratelimit-remaining')) - 1);
+    expect(second.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(second.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
+    expect(second.headers.get('access-control-allow-origin')).toBe('*');
+    for (const h of SECURITY) expect(second.headers.get(h), h).toBe(first.headers.get(h));
+    expect(second.headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors 'none'");
+    // Auth first: the same target without a key, or with a bad one, is refused.
+    expectError(await http(s.url, url), 401, 'MISSING_API_KEY');
+    expectError(await http(s.url, url, { key: 'ab'.repeat(32) }), 401, 'UNAUTHORIZED');
+    // Both answers were counted under the route pattern (never the raw URL).
+    const text = await s.common.metrics.registry.metrics();
+    expect(text).toMatch(/http_requests_total\{route="\/players",method="GET",status="200"\} 2\b/);
+    expect(text).toMatch(/http_requests_total\{route="\/players",method="GET",status="401"\} 2\b/);
+    expect(text).toMatch(/http_request_duration_seconds_count\{route="\/players",method="GET"\} 4\b/);
+    expect(text).not.toContain('creator=');
+  });
+
+  test('an invalid target stays a 400 whatever valid target is cached', async () => {
+    const url = '/players?limit=4';
+    expect((await http(s.url, url, { key })).status).toBe(200);
+    expect((await http(s.url, url, { key })).status).toBe(200);
+    for (const bad of ['/players?limit=4&limit=4', '/players?limit=04x', '/players?limit=4&sortBy=token_volume', '/players?limit=0x4']) {
+      const r = await http(s.url, bad, { key });
+      expectError(r, 400, 'INVALID_PARAMETER');
+      expect(r.headers.get('etag')).toBeNull();
+      expect(r.headers.get('cache-control')).toBe('no-store');
+    }
+  });
+
+  test('If-None-Match on a hit → 304 with the tag; HEAD answers carry the tag and no body', async () => {
+    const url = '/players?limit=5';
+    const full = await http(s.url, url, { key });
+    const etag = full.headers.get('etag')!;
+    const nm = await http(s.url, url, { key, headers: { 'if-none-match': etag } });
+    expect(nm.status).toBe(304);
+    expect(nm.text).toBe('');
+    expect(nm.headers.get('etag')).toBe(etag);
+    const head = await http(s.url, url, { key, method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.text).toBe('');
+    expect(head.headers.get('etag')).toBe(etag);
+    expect(head.headers.get('content-length')).toBe(String(Buffer.byteLength(full.text)));
+    // A HEAD that misses the cache (a new query) still gets its tag.
+    const headMiss = await http(s.url, '/players?limit=6', { key, method: 'HEAD' });
+    expect(headMiss.status).toBe(200);
+    expect(headMiss.headers.get('etag')).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    expect(headMiss.headers.get('cache-control')).toBe('private, max-age=5');
+  });
+});
+
+/** A settled game by a brand-new player, 10 s before the fixture's now. */
+function newGame(n: number): LocatedEvent {
+  const template = fixture.events.find((e) => e.name === 'GameSettled')!;
+  if (template.name !== 'GameSettled') throw new Error('unreachable');
+  const sig = template.signature.slice(0, -6) + String(100000 + n).slice(-6).replace(/0/g, 'z');
+  return { ...template, signature: sig, slot: template.slot + 20_000_000 + n, blockTime: fixture.nowMs / 1000 - 10, eventIndex: 0, data: { ...template.data, user: fixture.edgeOutUser } };
+}
+
+describe('/status and /sync/status counters', () => {
+  let cached: Served;
+  let live: Served;
+  let key: string;
+  let liveKey: string;
+  let n = 0;
+  beforeAll(async () => {
+    const clock = new ManualClock(fixture.nowMs);
+    cached = await serve({ store, clock, syncLimiter: true, recordTtlMs: 5_000, options: { cache: { ttlMs: 5_000 } } });
+    live = await serve({ store, clock, syncLimiter: true, recordTtlMs: 5_000 });
+    key = (await cached.keys.create({ name: 'status', tier: 'enterprise', rpm: 1_000, burst: 1_000 })).key;
+    liveKey = (await live.keys.create({ name: 'status-live', tier: 'enterprise', rpm: 1_000, burst: 1_000 })).key;
+  });
+  afterAll(async () => {
+    await cached.close();
+    await live.close();
+  });
+
+  const games = async (s: Served, k: string) => {
+    const [a, b] = [await http(s.url, '/status', { key: k }), await http(s.url, '/sync/status', { key: k })];
+    expect(a.status).toBe(200);
+    expect(a.headers.get('etag')).toBeNull();
+    expect(a.headers.get('cache-control')).toBe('no-store');
+    expect(b.body.data.totalGames).toBe(a.body.totalGames);
+    return a.body.totalGames as number;
+  };
+
+  test("another process's write shows within 1 s (at once without the response cache)", async () => {
+    const before = await games(cached, key);
+    expect(await games(live, liveKey)).toBe(before);
+    const other = await createStore({ common: createCommon(), config: { kind: 'sqlite', path: join(dir, 'gamba.db') } });
+    const g = newGame(++n);
+    await other.writeBatch({ events: [g], signatures: [{ signature: g.signature, slot: g.slot, blockTime: g.blockTime, failed: false }] });
+    await other.close();
+    expect(await games(live, liveKey), 'no response cache: live').toBe(before + 1);
+    cached.clock.advance(999);
+    expect(await games(cached, key), 'within 1 s').toBe(before);
+    cached.clock.advance(1);
+    expect(await games(cached, key), 'after 1 s').toBe(before + 1);
+  });
+
+  test('a write by this process shows at once', async () => {
+    const before = await games(cached, key);
+    const g = newGame(++n);
+    await store.writeBatch({ events: [g], signatures: [{ signature: g.signature, slot: g.slot, blockTime: g.blockTime, failed: false }] });
+    expect(await games(cached, key)).toBe(before + 1);
+  });
+});
