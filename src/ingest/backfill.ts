@@ -35,42 +35,79 @@ interface Page extends Fetched {
 }
 
 /**
+ * Pages fetched ahead of the one being committed. The store write runs on the event loop
+ * (better-sqlite3 is synchronous), so while page N commits, the RPC node can only work on
+ * requests already sent: with one page ahead it went idle ≈ 40 % of the ingest benchmark
+ * waiting for the next page's requests (docs/benchmarks.md "Ingest"). Two keep it busy; memory
+ * stays bounded to three pages of transactions.
+ */
+const PAGES_AHEAD = 2;
+
+/** One page in the pipeline: its signature list first, its transactions later. */
+interface PageTask {
+  sigs: Promise<{ sigs: SignatureInfo[]; inRange: SignatureInfo[]; reachedEnd: boolean }>;
+  page: Promise<Page>;
+  /** The task of the page after this one, started once this one's signatures are known. */
+  next?: Promise<PageTask | null>;
+}
+
+/**
  * The backfill (DESIGN §5): pages `getSignaturesForAddress(program, { before, limit, commitment:
  * 'finalized' })` from the newest signature back to `cutoff`, fetches each page's transactions
  * and commits the page's events together with the new cursor (its oldest signature) in one
- * store transaction. The next page's signatures and transactions are fetched while the current
- * one is being committed. A page whose transaction comes back null commits up to it and asks
- * again from there. Returns when the range is done or the signal aborts (throws ABORTED).
+ * store transaction. The next PAGES_AHEAD pages' signatures and transactions are fetched while
+ * the current one is being committed. A page whose transaction comes back null commits up to
+ * it, drops the pages fetched ahead and asks again from there. Returns when the range is done
+ * or the signal aborts (throws ABORTED).
  */
 export async function runBackfill(ctx: IngestContext, o: BackfillOptions): Promise<void> {
   const { logger } = ctx.common;
   const progress: BackfillProgress = { oldestBlockTime: o.cursor?.blockTime ?? null, newestBlockTime: null, signatures: 0, events: 0 };
 
-  const fetchPage = async (before: string | undefined): Promise<Page> => {
-    const sigs = await ctx.rpc.getSignaturesForAddress(ctx.programId, { before, limit: o.pageSize, commitment: 'finalized', signal: ctx.signal });
-    let inRange: SignatureInfo[] = sigs;
-    if (before === undefined && o.top) {
-      const i = sigs.findIndex((s) => s.signature === o.top);
-      if (i > 0) inRange = sigs.slice(i);
-    }
-    const firstOld = inRange.findIndex((s) => s.blockTime !== null && s.blockTime < o.cutoff);
-    if (firstOld >= 0) inRange = inRange.slice(0, firstOld);
-    const fetched = await fetchTransactions(ctx, inRange, 'finalized');
-    return { ...fetched, reachedEnd: firstOld >= 0 || sigs.length < o.pageSize };
-  };
   // A prefetched page that gets discarded must not surface as an unhandled rejection.
   const quiet = <T>(p: Promise<T>) => {
     p.catch(() => undefined);
     return p;
   };
+  const startPage = (before: string | undefined): PageTask => {
+    const sigs = quiet(
+      (async () => {
+        const sigs = await ctx.rpc.getSignaturesForAddress(ctx.programId, { before, limit: o.pageSize, commitment: 'finalized', signal: ctx.signal });
+        let inRange: SignatureInfo[] = sigs;
+        if (before === undefined && o.top) {
+          const i = sigs.findIndex((s) => s.signature === o.top);
+          if (i > 0) inRange = sigs.slice(i);
+        }
+        const firstOld = inRange.findIndex((s) => s.blockTime !== null && s.blockTime < o.cutoff);
+        if (firstOld >= 0) inRange = inRange.slice(0, firstOld);
+        return { sigs, inRange, reachedEnd: firstOld >= 0 || sigs.length < o.pageSize };
+      })(),
+    );
+    const page = quiet(sigs.then(async (s) => ({ ...(await fetchTransactions(ctx, s.inRange, 'finalized')), reachedEnd: s.reachedEnd })));
+    return { sigs, page };
+  };
+  /** The page after `t` (null when `t` ends the range), started at most once. */
+  const follow = (t: PageTask): Promise<PageTask | null> =>
+    (t.next ??= quiet(
+      t.sigs.then((s) => {
+        const last = s.sigs[s.sigs.length - 1];
+        return s.reachedEnd || !last ? null : startPage(last.signature);
+      }),
+    ));
+  const prefetch = (t: PageTask, depth: number): void => {
+    if (depth <= 0) return;
+    void follow(t).then(
+      (n) => n && prefetch(n, depth - 1),
+      () => undefined,
+    );
+  };
 
   let cursor = o.cursor;
-  let next = quiet(fetchPage(cursor?.signature));
+  let task = startPage(cursor?.signature);
   for (;;) {
-    const page = await next;
+    const page = await task.page;
     if (progress.newestBlockTime === null) progress.newestBlockTime = page.sigs[0]?.blockTime ?? null;
-    const lastSig = page.sigs[page.sigs.length - 1];
-    if (!page.reachedEnd && lastSig) next = quiet(fetchPage(lastSig.signature));
+    if (!page.reachedEnd) prefetch(task, PAGES_AHEAD);
 
     const p = prepare(page);
     const done = !p.blocked && page.reachedEnd;
@@ -92,10 +129,14 @@ export async function runBackfill(ctx: IngestContext, o: BackfillOptions): Promi
       return;
     }
     if (p.blocked) {
-      // Drop the prefetched page: it starts after signatures we still have to commit.
+      // Drop the pages fetched ahead: they start after signatures we still have to commit.
       logger.debug({ before: cursor?.signature }, 'backfill page blocked on a null transaction; asking again');
       await sleep(o.blockedDelayMs, ctx.signal);
-      next = quiet(fetchPage(cursor?.signature));
+      task = startPage(cursor?.signature);
+      continue;
     }
+    const next = await follow(task);
+    if (next === null) throw new Error('backfill: a page that did not end the range has no next page');
+    task = next;
   }
 }
