@@ -27,6 +27,15 @@ export class BorshWriter {
     this.view = new DataView(this.buf.buffer);
   }
 
+  /**
+   * Starts over, keeping the buffer: one writer per module can serve every encode (each call
+   * ends with bytes(), which copies out), instead of a fresh buffer + view per instruction.
+   */
+  reset(): this {
+    this.at = 0;
+    return this;
+  }
+
   private room(n: number): void {
     if (this.at + n <= this.buf.length) return;
     const next = new Uint8Array(Math.max(this.buf.length * 2, this.at + n));

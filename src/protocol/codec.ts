@@ -192,8 +192,10 @@ export function decodeEventBytes(bytes: Uint8Array): EventDecodeOutcome {
  * Encodes an event as Anchor's `emit!` does: discriminator + Borsh body (`prefix`, e.g.
  * Anchor's EVENT_IX_TAG for `emit_cpi!`, goes in front when given).
  */
+const eventWriter = new BorshWriter(1024);
+
 export function encodeEventBytes(event: GambaEvent, prefix?: Uint8Array): Uint8Array {
-  const w = new BorshWriter(event.name === 'GameSettled' ? 512 : 160);
+  const w = eventWriter.reset();
   if (prefix) w.raw(prefix);
   w.raw(EVENT_DISCRIMINATORS[event.name]);
   if (event.name === 'GameSettled') writeGameSettled(w, event.data);

@@ -1,9 +1,14 @@
 /**
- * JSON text rendered ahead (a getTransaction result written straight to a string in its
- * canonical form, txjson.ts): canonicalJson inserts it verbatim.
+ * JSON rendered ahead as UTF-8 bytes (a getTransaction result written straight in its
+ * canonical form, txjson.ts): the RPC envelope wraps the bytes as they are, canonicalJson
+ * inserts their text verbatim.
  */
 export class RawJson {
-  constructor(readonly text: string) {}
+  constructor(readonly bytes: Buffer) {}
+
+  get text(): string {
+    return this.bytes.toString('utf8');
+  }
 }
 
 /**

@@ -184,13 +184,27 @@ export async function createEconomy(o: EconomyOptions): Promise<Economy> {
   const playerCount = Math.max(300, Math.min(150_000, Math.round(Math.max(o.playsPerDay, o.liveRate * 1000) * 1.2)));
   const platformZipf = new Zipf(PLATFORM_COUNT, 1.15);
   const playerZipf = new Zipf(playerCount - WHALE_COUNT, 1.05);
-  const playerCache = new Map<string, string>();
-  const cached = (key: string, make: () => string) => {
-    let v = playerCache.get(key);
+  // Derived addresses repeat across transactions (every settle names ~10 of them): memoised by
+  // player index / (owner, mint) without building a string key per lookup. Bounded like before.
+  const MEMO_LIMIT = 400_000;
+  let memoSize = 0;
+  const byIndex = { w: new Map<number, string>(), p: new Map<number, string>(), g: new Map<number, string>(), e: new Map<number, string>() };
+  const atas = new Map<string, Map<string, string>>();
+  const lps = new Map<number, string>();
+  const room = () => {
+    if (++memoSize <= MEMO_LIMIT) return;
+    for (const m of Object.values(byIndex)) m.clear();
+    atas.clear();
+    lps.clear();
+    memoSize = 1;
+  };
+  const perPlayer = (kind: keyof typeof byIndex, label: string) => (i: number) => {
+    const m = byIndex[kind];
+    let v = m.get(i);
     if (v === undefined) {
-      if (playerCache.size > 400_000) playerCache.clear();
-      v = make();
-      playerCache.set(key, v);
+      room();
+      v = hashedAddress(seed, label, i);
+      m.set(i, v);
     }
     return v;
   };
@@ -208,12 +222,31 @@ export async function createEconomy(o: EconomyOptions): Promise<Economy> {
     playerCount,
     platformZipf,
     playerZipf,
-    playerAddress: (i) => cached(`w${i}`, () => hashedAddress(seed, 'player', i)),
-    playerPda: (i) => cached(`p${i}`, () => hashedAddress(seed, 'player-pda', i)),
-    gamePda: (i) => cached(`g${i}`, () => hashedAddress(seed, 'game-pda', i)),
-    escrow: (i) => cached(`e${i}`, () => hashedAddress(seed, 'escrow', i)),
-    lpAddress: (pool, k) => cached(`l${pool}:${k}`, () => hashedAddress(seed, 'lp', pool, k)),
-    ata: (owner, mint) => cached(`a${owner}${mint}`, () => hashedAddress(seed, 'ata', owner, mint)),
+    playerAddress: perPlayer('w', 'player'),
+    playerPda: perPlayer('p', 'player-pda'),
+    gamePda: perPlayer('g', 'game-pda'),
+    escrow: perPlayer('e', 'escrow'),
+    lpAddress: (pool, k) => {
+      const key = pool * 1_000_003 + k;
+      let v = lps.get(key);
+      if (v === undefined) {
+        room();
+        v = hashedAddress(seed, 'lp', pool, k);
+        lps.set(key, v);
+      }
+      return v;
+    },
+    ata: (owner, mint) => {
+      let m = atas.get(owner);
+      if (m === undefined) atas.set(owner, (m = new Map()));
+      let v = m.get(mint);
+      if (v === undefined) {
+        room();
+        v = hashedAddress(seed, 'ata', owner, mint);
+        m.set(mint, v);
+      }
+      return v;
+    },
     homePlatform: (p) => platformZipf.sample(unit(hash32(seed, 'home', p))),
     favoriteToken: (p) => pickWeighted(tokenWeightsBase, unit(hash32(seed, 'fav', p))),
     poolsFor: (token, seg) => pools.filter((p) => p.token.index === token && seg > p.createdSegment),

@@ -16,7 +16,9 @@ export const MORE_IX_DISCRIMINATORS = {
   distributeFees: Uint8Array.from([120, 56, 27, 7, 53, 176, 113, 186]),
 } as const;
 
-const disc = (d: Uint8Array) => new BorshWriter(160).raw(d);
+/** One writer for every instruction (reset per use; bytes() copies out). */
+const scratch = new BorshWriter(512);
+const disc = (d: Uint8Array) => scratch.reset().raw(d);
 
 export const gambaIx = {
   playGame: (a: { wager: bigint; bet: readonly number[]; clientSeed: string; creatorFeeBps: number; jackpotFeeBps: number; metadata: string }) =>
@@ -33,19 +35,19 @@ export const gambaIx = {
 
 /** ComputeBudget program: SetComputeUnitLimit = tag 2 + u32; SetComputeUnitPrice = tag 3 + u64 µlamports. */
 export const computeBudgetIx = {
-  setLimit: (units: number) => new BorshWriter(5).u8(2).u32(units).bytes(),
-  setPrice: (microLamports: number) => new BorshWriter(9).u8(3).u64(microLamports).bytes(),
+  setLimit: (units: number) => scratch.reset().u8(2).u32(units).bytes(),
+  setPrice: (microLamports: number) => scratch.reset().u8(3).u64(microLamports).bytes(),
 };
 
 /** SPL Token instruction tags (token program instruction.rs): Transfer 3, MintTo 7, Burn 8, InitializeMint2 20. */
 export const tokenIx = {
-  transfer: (amount: bigint) => new BorshWriter(9).u8(3).u64(amount).bytes(),
-  mintTo: (amount: bigint) => new BorshWriter(9).u8(7).u64(amount).bytes(),
-  burn: (amount: bigint) => new BorshWriter(9).u8(8).u64(amount).bytes(),
-  initializeMint2: (decimals: number, mintAuthority: string) => new BorshWriter(35).u8(20).u8(decimals).pubkey(mintAuthority).u8(0).bytes(),
+  transfer: (amount: bigint) => scratch.reset().u8(3).u64(amount).bytes(),
+  mintTo: (amount: bigint) => scratch.reset().u8(7).u64(amount).bytes(),
+  burn: (amount: bigint) => scratch.reset().u8(8).u64(amount).bytes(),
+  initializeMint2: (decimals: number, mintAuthority: string) => scratch.reset().u8(20).u8(decimals).pubkey(mintAuthority).u8(0).bytes(),
 };
 
 /** System program CreateAccount: u32 tag 0, lamports u64, space u64, owner pubkey. */
 export const systemIx = {
-  createAccount: (lamports: bigint, space: bigint, owner: string) => new BorshWriter(52).u32(0).u64(lamports).u64(space).pubkey(owner).bytes(),
+  createAccount: (lamports: bigint, space: bigint, owner: string) => scratch.reset().u32(0).u64(lamports).u64(space).pubkey(owner).bytes(),
 };

@@ -40,22 +40,23 @@ export class JsonText {
 
   /** A number as JSON.stringify / canonicalJson write it (non-finite → null). */
   num(n: number): this {
-    if (n >= 0 && n <= 0x7fff_ffff && (n | 0) === n) {
-      this.room(10);
+    // Integers below 2⁵³ digit by digit (exact in doubles); anything else through String().
+    if (n >= 0 && n <= Number.MAX_SAFE_INTEGER && Math.floor(n) === n) {
+      this.room(16);
       const buf = this.buf;
-      let at = this.at;
-      if (n === 0) {
-        buf[at++] = 48;
-      } else {
-        const start = at;
-        while (n > 0) {
-          const q = (n / 10) | 0;
-          buf[at++] = 48 + n - q * 10;
-          n = q;
-        }
-        buf.subarray(start, at).reverse();
+      if (n < 10) {
+        buf[this.at++] = 48 + n;
+        return this;
       }
+      let digits = 0;
+      for (let m = n; m >= 1; m = Math.floor(m / 10)) digits++;
+      let at = this.at + digits;
       this.at = at;
+      while (n > 0) {
+        const q = Math.floor(n / 10);
+        buf[--at] = 48 + (n - q * 10);
+        n = q;
+      }
       return this;
     }
     return this.raw(Number.isFinite(n) ? String(n) : 'null');
@@ -102,6 +103,17 @@ export class JsonText {
     this.at += written;
     this.ascii = false;
     return this;
+  }
+
+  /**
+   * The bytes written since the last reset, copied into a Buffer: off the V8 heap, so a batch
+   * of answers waiting to be sent costs the young-generation GC nothing to keep, and the HTTP
+   * layer writes them without re-encoding a string.
+   */
+  bytes(): Buffer {
+    const out = Buffer.allocUnsafe(this.at);
+    out.set(this.buf.subarray(0, this.at));
+    return out;
   }
 
   /** The text written since the last reset, as one flat string. */

@@ -3,7 +3,7 @@ import { fromBase58 } from './addresses.js';
 import { canonicalJson, orderedJson, RawJson } from './canonical-json.js';
 import { COMMITMENTS, type Commitment } from './chain.js';
 import { blockHeightOf, isSkippedSlot } from './timeline.js';
-import { renderTransaction, renderTransactionJsonText, type TxEncoding } from './txjson.js';
+import { renderTransaction, renderTransactionJsonBytes, type TxEncoding } from './txjson.js';
 import { txError } from './txplan.js';
 import type { ChainView } from './view.js';
 
@@ -72,9 +72,14 @@ function u64Param(v: unknown): number {
 }
 
 export interface RpcHandler {
-  /** Handles one parsed JSON-RPC request object; returns its serialized response, or null for a notification. */
-  handle(request: unknown, opts?: { unhealthy?: boolean }): Promise<string | null>;
+  /**
+   * Handles one parsed JSON-RPC request object; returns its serialized response (UTF-8 bytes
+   * for the answers rendered straight to bytes, getTransaction `json`), or null for a notification.
+   */
+  handle(request: unknown, opts?: { unhealthy?: boolean }): Promise<string | Buffer | null>;
 }
+
+const RESULT_PREFIX = Buffer.from('{"jsonrpc":"2.0","result":');
 
 export function errorResponse(id: unknown, err: RpcError): string {
   const error = err.data === undefined ? { code: err.code, message: err.message } : { code: err.code, message: err.message, data: err.data };
@@ -217,7 +222,7 @@ export function createRpcHandler(view: ChainView): RpcHandler {
     const real = await ledger.realize(at.seg.index);
     const compiled = view.build(real.txs[at.seg.genToPos[at.tx.gen]!]!);
     // `json` (what indexers ask for) is written straight to canonical text; the others go through objects.
-    if (encoding === 'json') return new RawJson(renderTransactionJsonText(compiled, maxVersion !== undefined));
+    if (encoding === 'json') return new RawJson(renderTransactionJsonBytes(compiled, maxVersion !== undefined));
     return renderTransaction(compiled, encoding, maxVersion !== undefined);
   }
 
@@ -325,6 +330,7 @@ export function createRpcHandler(view: ChainView): RpcHandler {
         if (r.params !== undefined && !Array.isArray(r.params)) throw invalidParams('Invalid params: invalid type: map, expected a sequence');
         const result = await fn((r.params as Params | undefined) ?? []);
         if (notification) return null;
+        if (result instanceof RawJson) return Buffer.concat([RESULT_PREFIX, result.bytes, Buffer.from(`,"id":${orderedJson(id ?? null)}}`)]);
         return `{"jsonrpc":"2.0","result":${canonicalJson(result)},"id":${orderedJson(id ?? null)}}`;
       } catch (err) {
         if (notification) return null;

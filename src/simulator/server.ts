@@ -19,6 +19,10 @@ export interface ServerDeps {
   faults: () => FaultDice;
 }
 
+const OPEN = Buffer.from('[');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']');
+
 /** Largest accepted request body (batches of getTransaction included). */
 const BODY_LIMIT = 5 * 1024 * 1024;
 
@@ -57,12 +61,16 @@ export function buildSimulatorServer(deps: ServerDeps): FastifyInstance {
     }
     if (Array.isArray(body)) {
       if (body.length === 0) return reply.type('application/json').send(errorResponse(null, new RpcError(-32600, 'Invalid request')));
-      const parts: string[] = [];
+      // Answers come as strings or UTF-8 bytes (getTransaction json): joined as bytes.
+      const parts: Buffer[] = [OPEN];
       for (const item of body) {
         const out = await deps.rpc.handle(item, { unhealthy });
-        if (out !== null) parts.push(out);
+        if (out === null) continue;
+        if (parts.length > 1) parts.push(COMMA);
+        parts.push(typeof out === 'string' ? Buffer.from(out) : out);
       }
-      return reply.type('application/json').send(`[${parts.join(',')}]`);
+      parts.push(CLOSE);
+      return reply.type('application/json').send(Buffer.concat(parts));
     }
     const out = await deps.rpc.handle(body, { unhealthy });
     return reply.type('application/json').send(out ?? '');

@@ -70,8 +70,8 @@ export function compileTx(plan: TxPlan): CompiledTx {
         },
       ]
     : [];
-  const writableSet = new Set(all.filter((k) => plan.metas.get(k)!.writable));
-  const signerSet = new Set(all.filter((k) => plan.metas.get(k)!.signer));
+  // Roles by position, read only by the jsonParsed and wire encodings.
+  const role = (i: number) => plan.metas.get(all[i]!)!;
   return {
     plan,
     staticKeys,
@@ -83,8 +83,8 @@ export function compileTx(plan: TxPlan): CompiledTx {
       numReadonlyUnsignedAccounts: groups[3]!.length,
     },
     index,
-    writable: (i) => writableSet.has(all[i]!),
-    signer: (i) => signerSet.has(all[i]!),
+    writable: (i) => role(i).writable,
+    signer: (i) => role(i).signer,
     lookups,
   };
 }
@@ -310,6 +310,15 @@ function balancesText(w: JsonText, c: CompiledTx, which: 0 | 1): void {
  * bytes of canonicalJson(renderTransaction(c, 'json', withVersion)), written directly.
  */
 export function renderTransactionJsonText(c: CompiledTx, withVersion: boolean): string {
+  return writeTransactionJson(c, withVersion).text();
+}
+
+/** renderTransactionJsonText as UTF-8 bytes (what the RPC server sends). */
+export function renderTransactionJsonBytes(c: CompiledTx, withVersion: boolean): Buffer {
+  return writeTransactionJson(c, withVersion).bytes();
+}
+
+function writeTransactionJson(c: CompiledTx, withVersion: boolean): JsonText {
   const p = c.plan;
   const w = out.reset();
   const err = p.err === null ? 'null' : canonicalJson(p.err);
@@ -374,5 +383,5 @@ export function renderTransactionJsonText(c: CompiledTx, withVersion: boolean): 
   }
   w.raw('],"recentBlockhash":').quoted(p.recentBlockhash).raw('},"signatures":[').quoted(p.signature).raw(']}');
   if (withVersion) w.raw(',"version":').raw(p.version === 0 ? '0' : '"legacy"');
-  return w.raw('}').text();
+  return w.raw('}');
 }

@@ -52,6 +52,23 @@ const LAMPORTS_BY_KEY: Record<string, number> = {
   [GAMBA_PROGRAM_ID]: 1_141_440,
 };
 
+/**
+ * An ordinary account's lamports before the transaction: fixed per (seed, account), and the
+ * accounts repeat (players, pools, creators), so memoised per seed (bounded).
+ */
+const lamportMemo = new Map<number, Map<string, number>>();
+function accountLamports(seed: number, key: string): number {
+  let m = lamportMemo.get(seed);
+  if (m === undefined) lamportMemo.set(seed, (m = new Map()));
+  let v = m.get(key);
+  if (v === undefined) {
+    if (m.size >= 200_000) m.clear();
+    v = 890_880 + (hash32(seed, 'lamports', key) % 5_000_000_000);
+    m.set(key, v);
+  }
+  return v;
+}
+
 export interface PlanContext {
   economy: Economy;
   seed: number;
@@ -107,7 +124,7 @@ export function planTransaction(real: RealTx, ctx: PlanContext): TxPlan {
     if (key === payer) pre = tx.feePayerLamports;
     else if (key in LAMPORTS_BY_KEY) pre = LAMPORTS_BY_KEY[key]!;
     else if (tokenAccounts.has(key)) pre = 2_039_280;
-    else pre = 890_880 + (hash32(ctx.seed, 'lamports', key) % 5_000_000_000);
+    else pre = accountLamports(ctx.seed, key);
     const delta = b.lamportDelta.get(key) ?? 0;
     if (delta > 0 && key !== payer) pre = 0;
     const post = key === payer ? pre - fee + (ok ? Math.min(0, delta) : 0) : ok ? pre + Math.max(0, delta) : pre;
