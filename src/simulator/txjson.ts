@@ -44,29 +44,39 @@ const transactionEncoder = getTransactionEncoder();
  */
 export function compileTx(plan: TxPlan): CompiledTx {
   const payer = plan.metas.keys().next().value as string;
-  const topPrograms = new Set(plan.outer.map((ix) => ix.program));
-  const isLoaded = (k: string) => plan.lookup !== null && plan.lookup.loaded.has(k) && !topPrograms.has(k) && !plan.metas.get(k)!.signer;
-  const groups: string[][] = [[], [], [], []];
+  const outer = plan.outer;
+  const lookup = plan.lookup;
+  const isTopProgram = (k: string) => {
+    for (let i = 0; i < outer.length; i++) if (outer[i]!.program === k) return true;
+    return false;
+  };
+  const writableSigners: string[] = [];
+  const readonlySigners: string[] = [];
+  const writableOthers: string[] = [];
+  const readonlyOthers: string[] = [];
   const loadedWritable: string[] = [];
   const loadedReadonly: string[] = [];
-  for (const [k, m] of plan.metas) {
-    if (k === payer) continue;
-    if (isLoaded(k)) {
+  // forEach, not for…of over entries: no [key, value] pair allocated per account.
+  plan.metas.forEach((m, k) => {
+    if (k === payer) return;
+    if (lookup !== null && lookup.loaded.has(k) && !m.signer && !isTopProgram(k)) {
       (m.writable ? loadedWritable : loadedReadonly).push(k);
-      continue;
+      return;
     }
-    groups[(m.signer ? 0 : 2) + (m.writable ? 0 : 1)]!.push(k);
-  }
-  const staticKeys = [payer, ...groups[0]!, ...groups[1]!, ...groups[2]!, ...groups[3]!];
-  const all = [...staticKeys, ...loadedWritable, ...loadedReadonly];
-  const index = new Map(all.map((k, i) => [k, i]));
-  const numSigners = 1 + groups[0]!.length + groups[1]!.length;
-  const lookups = plan.lookup
+    (m.signer ? (m.writable ? writableSigners : readonlySigners) : m.writable ? writableOthers : readonlyOthers).push(k);
+  });
+  const staticKeys = [payer];
+  for (const group of [writableSigners, readonlySigners, writableOthers, readonlyOthers]) for (const k of group) staticKeys.push(k);
+  const all = staticKeys.concat(loadedWritable, loadedReadonly);
+  const index = new Map<string, number>();
+  for (let i = 0; i < all.length; i++) index.set(all[i]!, i);
+  const numSigners = 1 + writableSigners.length + readonlySigners.length;
+  const lookups = lookup
     ? [
         {
-          accountKey: plan.lookup.table,
-          writableIndexes: loadedWritable.map((k) => plan.lookup!.contents.indexOf(k)),
-          readonlyIndexes: loadedReadonly.map((k) => plan.lookup!.contents.indexOf(k)),
+          accountKey: lookup.table,
+          writableIndexes: loadedWritable.map((k) => lookup.contents.indexOf(k)),
+          readonlyIndexes: loadedReadonly.map((k) => lookup.contents.indexOf(k)),
         },
       ]
     : [];
@@ -79,8 +89,8 @@ export function compileTx(plan: TxPlan): CompiledTx {
     loadedReadonly,
     header: {
       numRequiredSignatures: numSigners,
-      numReadonlySignedAccounts: groups[1]!.length,
-      numReadonlyUnsignedAccounts: groups[3]!.length,
+      numReadonlySignedAccounts: readonlySigners.length,
+      numReadonlyUnsignedAccounts: readonlyOthers.length,
     },
     index,
     writable: (i) => role(i).writable,

@@ -118,12 +118,11 @@ export function planTransaction(real: RealTx, ctx: PlanContext): TxPlan {
   const lookup =
     tx.v0 && tx.kind === 'settle' ? { table: eco.rngLookupTable, contents: RNG_LOOKUP_CONTENTS, loaded: new Set<string>(RNG_LOOKUP_CONTENTS) } : null;
   const lamports = new Map<string, [number, number]>();
-  const tokenAccounts = new Set(b.balances.keys());
   for (const key of b.metas.keys()) {
     let pre: number;
     if (key === payer) pre = tx.feePayerLamports;
     else if (key in LAMPORTS_BY_KEY) pre = LAMPORTS_BY_KEY[key]!;
-    else if (tokenAccounts.has(key)) pre = 2_039_280;
+    else if (b.balances.has(key)) pre = 2_039_280;
     else pre = accountLamports(ctx.seed, key);
     const delta = b.lamportDelta.get(key) ?? 0;
     if (delta > 0 && key !== payer) pre = 0;
