@@ -90,6 +90,52 @@ export function joinHiLoRow(r: Record<string, unknown>, name: string): bigint {
   return joinHiLo(r[`${name}_hi`] as string, r[`${name}_lo`] as string);
 }
 
+/**
+ * Rows a direct count of "players active since t" may read before the complement is cheaper
+ * (activePlayers). Long windows hold most players; short ones few.
+ */
+const ACTIVE_COUNT_CAP = 2000;
+
+/**
+ * Players (per creator with `byCreator`) whose all-time last play is ≥ `since` (ms): every window
+ * of the API is open towards now, so these are exactly the players of the window (migration
+ * 0003's reasoning). One row per player in ru_user, per player and creator in ru_user_c (indexes
+ * on last_ms, migration 0004). Reads at most ACTIVE_COUNT_CAP rows of the window's side; past
+ * that, the answer is the write path's player counter minus the players whose last play is
+ * before `since`, read from the same index. Returns creator → count ('' without byCreator).
+ * `cap` is for tests of both paths.
+ */
+export async function activePlayers(
+  db: Kysely<Database>,
+  since: number,
+  f: { creator?: string | undefined; byCreator?: boolean },
+  cap = ACTIVE_COUNT_CAP,
+): Promise<Map<string, number>> {
+  const table = sql.raw(f.creator !== undefined || f.byCreator ? 'ru_user_c' : 'ru_user');
+  const cf = f.creator === undefined ? sql`` : sql`and creator = ${f.creator}`;
+  const group = f.byCreator ? sql`creator` : sql`''`;
+  // The upper bound on last_ms changes no answer; it tells SQLite's planner (no table statistics)
+  // that the range is narrow, so it searches the last_ms index instead of scanning the table.
+  const probe = await sql<{ n: unknown }>`select count(*) as n from (select 1 from ${table}
+    where last_ms >= ${since} and last_ms <= ${Number.MAX_SAFE_INTEGER} ${cf} limit ${cap}) w`.execute(db);
+  const out = new Map<string, number>();
+  if (num(probe.rows[0]?.n) < cap) {
+    const rows = await sql<{ k: unknown; n: unknown }>`select ${group} as k, count(*) as n from ${table}
+      where last_ms >= ${since} and last_ms <= ${Number.MAX_SAFE_INTEGER} ${cf} group by k`.execute(db);
+    for (const r of rows.rows) out.set(String(r.k), num(r.n));
+    return out;
+  }
+  // Counters: 'players', or 'players:c:<creator>' (rollups.ts PLAYER_COUNTERS).
+  if (!f.byCreator) out.set('', await counter(db, f.creator === undefined ? 'players' : `players:c:${f.creator}`));
+  else {
+    const rows = await sql<{ name: string; n: unknown }>`select name, n from ru_counter where name >= 'players:c:' and name < 'players:c;'`.execute(db);
+    for (const r of rows.rows) out.set(r.name.slice('players:c:'.length), num(r.n));
+  }
+  const before = await sql<{ k: unknown; n: unknown }>`select ${group} as k, count(*) as n from ${table} where last_ms < ${since} ${cf} group by k`.execute(db);
+  for (const r of before.rows) out.set(String(r.k), (out.get(String(r.k)) ?? 0) - num(r.n));
+  return out;
+}
+
 /** A named counter kept by the write path (table ru_counter; 0 when never incremented). */
 export async function counter(db: Kysely<Database>, name: string): Promise<number> {
   const r = await db.selectFrom('ru_counter').select('n').where('name', '=', name).executeTakeFirst();

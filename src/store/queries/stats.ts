@@ -3,7 +3,7 @@ import { MS_PER_DAY, dayOf } from '../../core/index.js';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
 import type { StatsQuery, StatsResult } from '../types.js';
-import { counter, filterSql, num } from './common.js';
+import { activePlayers, counter, filterSql, num } from './common.js';
 
 /** Active window of `active_players`: the last 60 minutes of wall clock (DESIGN §3). */
 export const ACTIVE_WINDOW_MS = 60 * 60 * 1000;
@@ -35,13 +35,9 @@ export async function stats(db: Kysely<Database>, _a: DialectAdapter, q: StatsQu
         select 1 as plays, usd_wager, usd_creator_fee, usd_net from games where time_ms >= ${q.startTime} and time_ms < ${(d + 1) * MS_PER_DAY} ${cf}
       ) w`.execute(db);
     const creators = await sql<{ n: unknown }>`select count(distinct creator) as n from ru_ctp where last_ms >= ${q.startTime} ${cf}`.execute(db);
-    // The upper bound changes no answer; it tells SQLite's planner (no table statistics) that the
-    // range is narrow, so it searches the last_ms index instead of scanning the primary key.
-    // One row per player (ru_user) or per player and creator (ru_user_c): no DISTINCT needed.
-    const players = await sql<{ n: unknown }>`select count(*) as n from ${sql.raw(q.creator === undefined ? 'ru_user' : 'ru_user_c')}
-      where last_ms >= ${q.startTime} and last_ms <= ${Number.MAX_SAFE_INTEGER} ${cf}`.execute(db);
+    const players = (await activePlayers(db, q.startTime, { creator: q.creator })).get('') ?? 0;
     const first = await sql<{ t: unknown }>`select time_ms as t from games where time_ms >= ${q.startTime} ${cf} order by time_ms asc limit 1`.execute(db);
-    row = { ...sums.rows[0], creators: creators.rows[0]?.n, players: players.rows[0]?.n, first_ms: first.rows[0]?.t };
+    row = { ...sums.rows[0], creators: creators.rows[0]?.n, players, first_ms: first.rows[0]?.t };
   }
   const active = await sql<{ n: unknown }>`select count(distinct player) as n from games
     where time_ms >= ${q.now - ACTIVE_WINDOW_MS} and time_ms <= ${q.now}
