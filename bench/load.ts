@@ -75,7 +75,14 @@ export interface Throughput {
   errors: number;
 }
 
-/** autocannon against one URL (or a cycle of requests) for `durationS` seconds. */
+/**
+ * Requests sent before each measured throughput run and not counted: the server's JIT compiles
+ * the route's path first, so the figure is steady-state throughput whichever operation happens to
+ * run first after a server start (hello-world gets the same warm-up).
+ */
+export const WARMUP_REQUESTS = 2000;
+
+/** autocannon against one URL (or a cycle of requests) for `durationS` seconds, after `warmupRequests` unmeasured ones. */
 export async function measureThroughput(o: {
   url: string;
   paths?: string[];
@@ -85,19 +92,23 @@ export async function measureThroughput(o: {
   method?: 'GET' | 'POST';
   /** POST bodies, cycled (one per request). */
   bodies?: string[];
+  /** Unmeasured requests first (default WARMUP_REQUESTS; 0 = none). */
+  warmupRequests?: number;
 }): Promise<Throughput> {
   let k = 0;
   const requests = o.bodies
     ? [{ method: 'POST' as const, setupRequest: (req: Record<string, unknown>) => ({ ...req, body: o.bodies![k++ % o.bodies!.length] }) }]
     : o.paths?.map((p) => ({ method: 'GET' as const, path: p }));
-  const r = await autocannon({
+  const base = {
     url: o.url,
     connections: o.connections,
-    duration: o.durationS,
     headers: o.headers,
     method: o.method ?? 'GET',
     ...(requests ? { requests } : {}),
-  } as autocannon.Options);
+  };
+  const warmup = o.warmupRequests ?? WARMUP_REQUESTS;
+  if (warmup > 0) await autocannon({ ...base, amount: warmup } as autocannon.Options);
+  const r = await autocannon({ ...base, duration: o.durationS } as autocannon.Options);
   return {
     reqPerSec: Math.round(r.requests.average),
     p50: r.latency.p50,

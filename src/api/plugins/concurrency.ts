@@ -28,6 +28,9 @@ export interface ConcurrencyLimits {
 
 export const DEFAULT_CONCURRENCY_LIMITS: ConcurrencyLimits = { maxConcurrent: 16, maxQueue: 256, queueTimeoutMs: 10_000, perKey: 8, perKeyQueue: 64 };
 
+/** Idle per-key semaphores kept before they are dropped. */
+const MAX_KEPT_KEYS = 1000;
+
 /** Seconds a client told "saturated" should wait before retrying. */
 const SATURATED_RETRY_AFTER_S = 1;
 
@@ -101,10 +104,13 @@ export function registerConcurrencyLimit(scope: FastifyInstance, deps: { limits:
   const saturated = (why: string) => () => apiError('SERVICE_UNAVAILABLE', `Service temporarily unavailable: ${why}; retry shortly`, { retryAfter: SATURATED_RETRY_AFTER_S });
   const global = createSemaphore({ max: limits.maxConcurrent, maxQueue: limits.maxQueue, timeoutMs: limits.queueTimeoutMs, full: saturated('too many queries in progress'), late: saturated('queries are queueing for too long') });
   const tooMany = () => apiError('RATE_LIMITED', `Rate limit exceeded: too many concurrent requests for this API key (${limits.perKey} run at once, ${limits.perKeyQueue} may wait)`, { retryAfter: SATURATED_RETRY_AFTER_S });
+  // A key's semaphore is kept while idle (no semaphore built per request, issue 5); idle ones are
+  // dropped once MAX_KEPT_KEYS are held, so the map stays bounded by the keys in use.
   const perKey = new Map<string, Semaphore>();
   const keySemaphore = (id: string) => {
     let s = perKey.get(id);
     if (!s) {
+      if (perKey.size >= MAX_KEPT_KEYS) for (const [k, v] of perKey) if (v.load === 0) perKey.delete(k);
       s = createSemaphore({ max: limits.perKey, maxQueue: limits.perKeyQueue, timeoutMs: limits.queueTimeoutMs, full: tooMany, late: saturated('queries are queueing for too long') });
       perKey.set(id, s);
     }
@@ -113,24 +119,18 @@ export function registerConcurrencyLimit(scope: FastifyInstance, deps: { limits:
   scope.addHook('onRoute', (route) => {
     const handler = route.handler as RouteHandlerMethod;
     route.handler = async function (request, reply) {
-      const id = request.apiKey?.id ?? `ip:${request.ip}`;
-      const mine = keySemaphore(id);
+      const mine = keySemaphore(request.apiKey?.id ?? `ip:${request.ip}`);
+      // A free slot is taken without awaiting a promise; only a full semaphore makes the request wait.
+      const releaseKey = mine.tryAcquire() ?? (await mine.acquire());
       try {
-        // A free slot is taken without awaiting a promise; only a full semaphore makes the request wait.
-        const releaseKey = mine.tryAcquire() ?? (await mine.acquire());
+        const release = global.tryAcquire() ?? (await global.acquire());
         try {
-          const release = global.tryAcquire() ?? (await global.acquire());
-          try {
-            return await handler.call(this, request, reply);
-          } finally {
-            release();
-          }
+          return await handler.call(this, request, reply);
         } finally {
-          releaseKey();
+          release();
         }
       } finally {
-        // Forget idle keys: the map holds only keys with requests in progress.
-        if (mine.load === 0) perKey.delete(id);
+        releaseKey();
       }
     };
   });
