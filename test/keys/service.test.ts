@@ -129,6 +129,46 @@ describe('key record cache (recordTtlMs)', () => {
   });
 });
 
+describe('verifyCached (the synchronous answer of the hot path)', () => {
+  test('answers only from a record fetched within recordTtlMs, exactly as verify would; malformed keys at once', async () => {
+    const store = await setupStore();
+    const clock = new ManualClock();
+    const keys = createKeyService({ store: store.keys, clock, recordTtlMs: 5_000 });
+    const { id, key } = await keys.create({ name: 'hot', tier: 'standard', expiresAt: clock.now() + 60_000 });
+    expect(keys.verifyCached('nope')).toEqual({ ok: false, code: 'UNAUTHORIZED', reason: 'malformed' });
+    // Not fetched yet: no answer without the store.
+    expect(keys.verifyCached(key)).toBeUndefined();
+    // An unknown key is never remembered.
+    const unknown = 'ab'.repeat(32);
+    expect(await keys.verify(unknown)).toMatchObject({ ok: false, reason: 'unknown' });
+    expect(keys.verifyCached(unknown)).toBeUndefined();
+    const verified = await keys.verify(key);
+    expect(keys.verifyCached(key)).toEqual(verified);
+    expect(keys.verifyCached(key.toUpperCase())).toEqual(verified);
+    clock.advance(4_999);
+    expect(keys.verifyCached(key)).toMatchObject({ ok: true });
+    clock.advance(1);
+    expect(keys.verifyCached(key)).toBeUndefined();
+    // Expiry is judged at each call, also on a remembered record.
+    const soon = await keys.create({ name: 'soon', tier: 'standard', expiresAt: clock.now() + 3_000 });
+    expect((await keys.verify(soon.key)).ok).toBe(true);
+    clock.advance(2_999);
+    expect(keys.verifyCached(soon.key)).toMatchObject({ ok: true });
+    clock.advance(1);
+    expect(keys.verifyCached(soon.key)).toEqual({ ok: false, code: 'UNAUTHORIZED', reason: 'expired' });
+    expect((await keys.verify(key)).ok).toBe(true);
+    // Revoking through the service forgets the record at once.
+    await keys.revoke(id);
+    expect(keys.verifyCached(key)).toBeUndefined();
+    expect(await keys.verify(key)).toMatchObject({ ok: false, reason: 'revoked' });
+    // Without recordTtlMs nothing is remembered.
+    const uncached = createKeyService({ store: store.keys, clock });
+    const other = await uncached.create({ name: 'plain', tier: 'standard' });
+    expect((await uncached.verify(other.key)).ok).toBe(true);
+    expect(uncached.verifyCached(other.key)).toBeUndefined();
+  });
+});
+
 describe('parseExpiry', () => {
   const now = Date.UTC(2025, 0, 1);
   test.each([

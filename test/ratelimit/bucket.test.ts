@@ -125,5 +125,33 @@ describe('token bucket (memory limiter)', () => {
     const limiter = createMemoryRateLimiter({ clock: new ManualClock() });
     await expect(limiter.consume('k', { rpm: 0, burst: 1 })).rejects.toThrow(RangeError);
     await expect(limiter.consume('k', { rpm: 1, burst: 0.5 })).rejects.toThrow(RangeError);
+    // The synchronous facet throws what the promise interface rejects with.
+    expect(() => limiter.sync!.consume('k', { rpm: 1, burst: 0 })).toThrow(RangeError);
+    expect(() => limiter.sync!.peek('k', { rpm: Number.NaN, burst: 1 })).toThrow(RangeError);
+  });
+
+  test('the synchronous facet decides exactly as the promise interface (one bucket state behind both)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ id: fc.constantFrom('a', 'b'), advance: fc.nat(20_000), take: fc.boolean(), viaSync: fc.boolean() }), { maxLength: 60 }),
+        async (ops) => {
+          const clockA = new ManualClock(0);
+          const clockB = new ManualClock(0);
+          const mixed = createMemoryRateLimiter({ clock: clockA });
+          const plain = createMemoryRateLimiter({ clock: clockB });
+          const limits = { rpm: 30, burst: 4 };
+          for (const op of ops) {
+            clockA.advance(op.advance);
+            clockB.advance(op.advance);
+            const got = op.viaSync
+              ? op.take ? mixed.sync!.consume(op.id, limits) : mixed.sync!.peek(op.id, limits)
+              : op.take ? await mixed.consume(op.id, limits) : await mixed.peek(op.id, limits);
+            const want = op.take ? await plain.consume(op.id, limits) : await plain.peek(op.id, limits);
+            expect(got).toEqual(want);
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });
