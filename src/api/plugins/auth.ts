@@ -77,19 +77,18 @@ export function registerAuth(scope: FastifyInstance, deps: AuthDeps): void {
 
   // Callback-style (runStep): with the in-process limiter and a known key the whole check is
   // synchronous — no promise per request (issue 5); a store or Redis round trip makes it wait.
-  scope.addHook('onRequest', (request, _reply, done) =>
-    runStep(done, () => {
-      const presented = presentedKey(request);
-      if (presented.kind === 'missing') {
-        metrics.authFailures.inc({ reason: 'missing' });
-        throw apiError('MISSING_API_KEY');
-      }
-      const guardId = `authfail:${request.ip}`;
-      // The in-process limiter answers at once (an IP that never failed has no bucket: a Map miss).
-      if (limiter.sync) return check(request, presented, guardId, limiter.sync.peek(guardId, failureLimits));
-      return limiter.peek(guardId, failureLimits).then((guard) => check(request, presented, guardId, guard));
-    }),
-  );
+  const authenticate = (request: FastifyRequest): void | Promise<void> => {
+    const presented = presentedKey(request);
+    if (presented.kind === 'missing') {
+      metrics.authFailures.inc({ reason: 'missing' });
+      throw apiError('MISSING_API_KEY');
+    }
+    const guardId = `authfail:${request.ip}`;
+    // The in-process limiter answers at once (an IP that never failed has no bucket: a Map miss).
+    if (limiter.sync) return check(request, presented, guardId, limiter.sync.peek(guardId, failureLimits));
+    return limiter.peek(guardId, failureLimits).then((guard) => check(request, presented, guardId, guard));
+  };
+  scope.addHook('onRequest', (request, _reply, done) => runStep(done, authenticate, request));
 }
 
 const MALFORMED: VerifyOutcome = { ok: false, code: 'UNAUTHORIZED', reason: 'malformed' };

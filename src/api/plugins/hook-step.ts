@@ -5,11 +5,12 @@ import type { FastifyError } from 'fastify';
  * synchronously calls `done` at once — no promise, no microtask — and a step that has to wait
  * (a store query, a Redis round trip) returns a promise and `done` follows it. A thrown error
  * or a rejection goes to `done(err)`, i.e. to the error handler, as with an async hook.
+ * `step` is built once per hook and takes its argument: no closure per request.
  */
-export function runStep(done: (err?: FastifyError) => void, step: () => void | Promise<void>): void {
+export function runStep<A>(done: (err?: FastifyError) => void, step: (arg: A) => void | Promise<void>, arg: A): void {
   let pending: void | Promise<void>;
   try {
-    pending = step();
+    pending = step(arg);
   } catch (err) {
     done(err as FastifyError);
     return;

@@ -23,14 +23,13 @@ export function registerRateLimit(scope: FastifyInstance, deps: { limiter: RateL
       throw apiError('RATE_LIMITED', undefined, { retryAfter: d.retryAfterSec });
     }
   };
-  scope.addHook('onRequest', (request, reply, done) =>
-    runStep(done, () => {
-      const key = request.apiKey;
-      if (!key) return; // auth ran first and would have thrown
-      const bucketId = `key:${key.id}`;
-      // The key record carries its limits (rpm, burst): no object per request.
-      if (limiter.sync) return apply(reply, key, limiter.sync.consume(bucketId, key));
-      return limiter.consume(bucketId, key).then((d) => apply(reply, key, d));
-    }),
-  );
+  const limit = (reply: FastifyReply): void | Promise<void> => {
+    const key = reply.request.apiKey;
+    if (!key) return; // auth ran first and would have thrown
+    const bucketId = `key:${key.id}`;
+    // The key record carries its limits (rpm, burst): no object per request.
+    if (limiter.sync) return apply(reply, key, limiter.sync.consume(bucketId, key));
+    return limiter.consume(bucketId, key).then((d) => apply(reply, key, d));
+  };
+  scope.addHook('onRequest', (_request, reply, done) => runStep(done, limit, reply));
 }
