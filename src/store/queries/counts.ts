@@ -12,17 +12,22 @@ export async function counts(db: Kysely<Database>): Promise<StoreCounts> {
   const skippedRows = await db.selectFrom('sync_state').selectAll().where('key', 'like', 'skipped.%').execute();
   // latestUpdate = the newest stored event in chain order (slot, signature, event index), not the
   // newest processed signature: transactions without events say nothing about the data's age.
-  const newest = (table: 'games' | 'pool_changes') =>
-    db
-      .selectFrom(table)
-      .select(['signature', 'block_time', 'slot', 'event_index'])
-      .orderBy('time_ms', 'desc')
-      .orderBy('slot', 'desc')
-      .orderBy('signature', 'desc')
-      .orderBy('event_index', 'desc')
-      .limit(1)
-      .executeTakeFirst();
-  const candidates = [await newest('games'), await newest('pool_changes')].filter((r) => r !== undefined);
+  const newestGame = await db
+    .selectFrom('games')
+    .select(['signature', 'block_time', 'slot', 'event_index'])
+    .orderBy('time_ms', 'desc')
+    .orderBy('slot', 'desc')
+    .orderBy('signature', 'desc')
+    .orderBy('event_index', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  // Pool changes have no time index of their own: each pool's newest second comes from the
+  // (pool, time_ms, …) index, one seek per pool (pools are few and do not grow with history).
+  const newestChanges = await sql<{ signature: string; block_time: unknown; slot: unknown; event_index: unknown }>`
+    select pc.signature, pc.block_time, pc.slot, pc.event_index from pool_changes pc
+    join (select p.pool, (select max(x.time_ms) from pool_changes x where x.pool = p.pool) as t from pools p) m
+      on pc.pool = m.pool and pc.time_ms = m.t`.execute(db);
+  const candidates = [...(newestGame ? [newestGame] : []), ...newestChanges.rows];
   candidates.sort((x, y) => num(y.slot) - num(x.slot) || (x.signature < y.signature ? 1 : x.signature > y.signature ? -1 : num(y.event_index) - num(x.event_index)));
   const latest = candidates[0];
   const skipped: Record<string, number> = {};
