@@ -165,8 +165,11 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
       if (old) remove(t.key, old);
       entries.set(t.key, { body, etag, contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'), storedAt: clock.now(), generation: t.generation });
       bytes += body.length;
+      // From the least recently used end: evict past the bounds, and drop expired answers too,
+      // so memory follows the TTL's worth of traffic rather than filling up to maxBytes.
+      const now = clock.now();
       for (const [k, e] of entries) {
-        if (entries.size <= maxEntries && bytes <= maxBytes) break;
+        if (entries.size <= maxEntries && bytes <= maxBytes && now - e.storedAt < ttlMs) break;
         remove(k, e);
       }
       remember(request.url, t.key);
