@@ -13,6 +13,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createCommon } from '../../src/core/index.js';
 import { createStore, type Store } from '../../src/store/index.js';
+import { ROLLUP_KEYS } from '../../src/store/rollups.js';
 import { DERIVED_TABLES } from '../../src/store/write.js';
 import { loadFixture } from '../contract/context.js';
 import { generateFixture } from '../helpers/fixture.js';
@@ -20,20 +21,9 @@ import { testDialects } from '../helpers/store.js';
 
 type Row = Record<string, unknown>;
 
-const KEYS: Record<(typeof DERIVED_TABLES)[number], string[]> = {
-  ru_daily: ['day', 'creator', 'token', 'pool', 'player'],
-  ru_day: ['day'],
-  ru_day_c: ['day', 'creator'],
-  ru_pool_day: ['pool', 'day', 'token'],
-  ru_ctp: ['creator', 'token', 'pool'],
-  ru_user_ctp: ['player', 'creator', 'token', 'pool'],
-  ru_user: ['player'],
-  ru_user_c: ['player', 'creator'],
-  ru_user_t: ['player', 'token'],
-  ru_user_tp: ['player', 'token', 'pool'],
-  ru_user_ct: ['player', 'creator', 'token'],
-  ru_day_user: ['day', 'player'],
-  ru_block_user: ['block', 'player'],
+/** Row order of each derived table: its key (the write path's own rollup keys, plus the two non-game tables). */
+const KEYS: Record<(typeof DERIVED_TABLES)[number], readonly string[]> = {
+  ...ROLLUP_KEYS,
   ru_pool_hour: ['pool', 'hour_ms'],
   ru_counter: ['name'],
 };
