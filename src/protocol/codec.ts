@@ -1,7 +1,9 @@
 import {
   addCodecSizePrefix,
-  getAddressCodec,
+  fixCodecSize,
   getArrayCodec,
+  getBytesCodec,
+  getEncodedSize,
   getStructCodec,
   getU32Codec,
   getU64Codec,
@@ -9,19 +11,61 @@ import {
   getUtf8Codec,
   transformCodec,
   type Codec,
+  type ReadonlyUint8Array,
 } from '@solana/kit';
-import { BorshError, BorshReader, BorshWriter } from './borsh.js';
+import bs58 from 'bs58';
 import { EVENT_DISCRIMINATORS } from './program.js';
 import type { GambaEvent, GameSettled, PoolAction, PoolChange, PoolCreated } from './events.js';
 
-// Borsh layouts written from the IDL (gamba-v2.md §3–§4), built from @solana/kit codecs (the
-// readable reference; encodeEventBytes/decodeEventBytes below use borsh.ts, byte-identical):
+// Borsh layouts written from the IDL (gamba-v2.md §3–§4), built once from @solana/kit codecs:
 // u64 little-endian, pubkey 32 raw bytes, string = u32 length + UTF-8, vec<u32> = u32 count + items.
 const u64 = getU64Codec();
 const u32 = getU32Codec();
-const pubkey = transformCodec(getAddressCodec(), (s: string) => s as never, (a) => a as string);
 const str = addCodecSizePrefix(getUtf8Codec(), u32);
 const bigU64 = transformCodec(u64, (v: bigint) => v, (v) => BigInt(v));
+
+/**
+ * Bounded memos of the two directions of the base58 ⇄ 32-byte mapping: events repeat the same
+ * few addresses (program, pools, mints, creators, returning players), so most conversions are
+ * cache hits. Cleared when full (entries are cheap to recompute).
+ */
+const ADDRESS_MEMO = 50_000;
+const addressToBytes = new Map<string, Uint8Array>();
+const bytesToAddress = new Map<string, string>();
+
+function pubkeyBytes(address: string): Uint8Array {
+  let bytes = addressToBytes.get(address);
+  if (bytes === undefined) {
+    const b = bs58.decodeUnsafe(address);
+    if (b === undefined || b.length !== 32) throw new RangeError(`not a 32-byte base58 address: ${address}`);
+    if (addressToBytes.size >= ADDRESS_MEMO) addressToBytes.clear();
+    addressToBytes.set(address, b);
+    bytes = b;
+  }
+  return bytes;
+}
+
+function pubkeyText(bytes: ReadonlyUint8Array): string {
+  // The 32 bytes as a latin1 string: a cheap exact Map key.
+  const key = Buffer.prototype.latin1Slice.call(bytes, 0, 32) as string;
+  let text = bytesToAddress.get(key);
+  if (text === undefined) {
+    text = bs58.encode(bytes as Uint8Array);
+    if (bytesToAddress.size >= ADDRESS_MEMO) bytesToAddress.clear();
+    bytesToAddress.set(key, text);
+  }
+  return text;
+}
+
+/**
+ * A Solana public key: 32 raw bytes on the wire (kit's fixed-size bytes codec), a base58
+ * address string in memory (`bs58`). Encoding refuses anything that is not the base58 text of
+ * exactly 32 bytes (RangeError), as kit's address codec does. Chosen over kit's
+ * `getAddressCodec`, whose BigInt base58 was the largest single cost of encoding and decoding
+ * events (docs/benchmarks.md "Ingest"); same bytes and same strings.
+ */
+export const pubkeyCodec: Codec<string> = transformCodec(fixCodecSize(getBytesCodec(), 32), pubkeyBytes, pubkeyText);
+const pubkey = pubkeyCodec;
 
 const poolAction = transformCodec(
   getU8Codec(),
@@ -89,97 +133,23 @@ export type EventDecodeOutcome =
   | { ok: true; event: GambaEvent }
   | { ok: false; reason: 'unknown_discriminator' | 'malformed' };
 
-function readGameSettled(r: BorshReader): GameSettled {
-  return {
-    user: r.pubkey(),
-    pool: r.pubkey(),
-    tokenMint: r.pubkey(),
-    creator: r.pubkey(),
-    creatorFee: r.u64(),
-    gambaFee: r.u64(),
-    poolFee: r.u64(),
-    jackpotFee: r.u64(),
-    underlyingUsed: r.u64(),
-    bonusUsed: r.u64(),
-    wager: r.u64(),
-    payout: r.u64(),
-    multiplierBps: r.u32(),
-    payoutFromBonusPool: r.u64(),
-    payoutFromNormalPool: r.u64(),
-    jackpotProbabilityUbps: r.u64(),
-    jackpotResult: r.u64(),
-    nonce: r.u64(),
-    clientSeed: r.string(),
-    resultIndex: r.u64(),
-    bet: r.vecU32(),
-    jackpotPayoutToUser: r.u64(),
-    poolLiquidity: r.u64(),
-    rngSeed: r.string(),
-    nextRngSeedHashed: r.string(),
-    metadata: r.string(),
-  };
-}
-
-function writeGameSettled(w: BorshWriter, e: GameSettled): void {
-  w.pubkey(e.user).pubkey(e.pool).pubkey(e.tokenMint).pubkey(e.creator);
-  w.u64(e.creatorFee).u64(e.gambaFee).u64(e.poolFee).u64(e.jackpotFee).u64(e.underlyingUsed).u64(e.bonusUsed).u64(e.wager).u64(e.payout);
-  w.u32(e.multiplierBps);
-  w.u64(e.payoutFromBonusPool).u64(e.payoutFromNormalPool).u64(e.jackpotProbabilityUbps).u64(e.jackpotResult).u64(e.nonce);
-  w.string(e.clientSeed).u64(e.resultIndex).vecU32(e.bet).u64(e.jackpotPayoutToUser).u64(e.poolLiquidity);
-  w.string(e.rngSeed).string(e.nextRngSeedHashed).string(e.metadata);
-}
-
-function readPoolAction(r: BorshReader): PoolAction {
-  const n = r.u8();
-  if (n === 0) return 'deposit';
-  if (n === 1) return 'withdraw';
-  throw new BorshError(`unknown PoolAction variant ${n}`);
-}
-
-function readPoolChange(r: BorshReader): PoolChange {
-  return {
-    user: r.pubkey(),
-    pool: r.pubkey(),
-    tokenMint: r.pubkey(),
-    action: readPoolAction(r),
-    amount: r.u64(),
-    postLiquidity: r.u64(),
-    lpSupply: r.u64(),
-  };
-}
-
-function writePoolChange(w: BorshWriter, e: PoolChange): void {
-  w.pubkey(e.user).pubkey(e.pool).pubkey(e.tokenMint);
-  w.u8(e.action === 'deposit' ? 0 : 1);
-  w.u64(e.amount).u64(e.postLiquidity).u64(e.lpSupply);
-}
-
-function readPoolCreated(r: BorshReader): PoolCreated {
-  return { user: r.pubkey(), authority: r.pubkey(), pool: r.pubkey(), tokenMint: r.pubkey() };
-}
-
-function writePoolCreated(w: BorshWriter, e: PoolCreated): void {
-  w.pubkey(e.user).pubkey(e.authority).pubkey(e.pool).pubkey(e.tokenMint);
-}
-
-const READERS: [GambaEvent['name'], Uint8Array, (r: BorshReader) => unknown][] = [
-  ['GameSettled', EVENT_DISCRIMINATORS.GameSettled, readGameSettled],
-  ['PoolChange', EVENT_DISCRIMINATORS.PoolChange, readPoolChange],
-  ['PoolCreated', EVENT_DISCRIMINATORS.PoolCreated, readPoolCreated],
+const DECODERS: [GambaEvent['name'], Uint8Array, Codec<unknown>][] = [
+  ['GameSettled', EVENT_DISCRIMINATORS.GameSettled, gameSettledCodec as Codec<unknown>],
+  ['PoolChange', EVENT_DISCRIMINATORS.PoolChange, poolChangeCodec as Codec<unknown>],
+  ['PoolCreated', EVENT_DISCRIMINATORS.PoolCreated, poolCreatedCodec as Codec<unknown>],
 ];
 
 /**
- * Decodes Anchor event bytes (8-byte discriminator + Borsh body). Never throws: unknown
- * discriminators and malformed bodies (short, trailing bytes, bad enum) come back as values.
- * Same results as the kit codecs above (tests compare them), read with borsh.ts for speed.
+ * Decodes Anchor event bytes (8-byte discriminator + Borsh body) with the kit codecs above.
+ * Never throws: unknown discriminators and malformed bodies (short, trailing bytes, bad enum)
+ * come back as values.
  */
 export function decodeEventBytes(bytes: Uint8Array): EventDecodeOutcome {
-  for (const [name, disc, read] of READERS) {
+  for (const [name, disc, codec] of DECODERS) {
     if (!startsWith(bytes, disc)) continue;
     try {
-      const r = new BorshReader(bytes, 8);
-      const data = read(r);
-      if (r.remaining !== 0) return { ok: false, reason: 'malformed' };
+      const [data, end] = codec.read(bytes, 8);
+      if (end !== bytes.length) return { ok: false, reason: 'malformed' };
       return { ok: true, event: { name, data } as GambaEvent };
     } catch {
       return { ok: false, reason: 'malformed' };
@@ -188,20 +158,25 @@ export function decodeEventBytes(bytes: Uint8Array): EventDecodeOutcome {
   return { ok: false, reason: 'unknown_discriminator' };
 }
 
-/**
- * Encodes an event as Anchor's `emit!` does: discriminator + Borsh body (`prefix`, e.g.
- * Anchor's EVENT_IX_TAG for `emit_cpi!`, goes in front when given).
- */
-const eventWriter = new BorshWriter(1024);
+const ENCODERS = { GameSettled: gameSettledCodec, PoolChange: poolChangeCodec, PoolCreated: poolCreatedCodec } as unknown as Record<
+  GambaEvent['name'],
+  Codec<unknown>
+>;
 
+/**
+ * Encodes an event as Anchor's `emit!` does: discriminator + Borsh body, the body written by the
+ * kit codecs above straight into the output (`prefix`, e.g. Anchor's EVENT_IX_TAG for
+ * `emit_cpi!`, goes in front when given). Throws on values the layout cannot hold (u64 out of
+ * range, address that is not 32 bytes of base58).
+ */
 export function encodeEventBytes(event: GambaEvent, prefix?: Uint8Array): Uint8Array {
-  const w = eventWriter.reset();
-  if (prefix) w.raw(prefix);
-  w.raw(EVENT_DISCRIMINATORS[event.name]);
-  if (event.name === 'GameSettled') writeGameSettled(w, event.data);
-  else if (event.name === 'PoolChange') writePoolChange(w, event.data);
-  else writePoolCreated(w, event.data);
-  return w.bytes();
+  const codec = ENCODERS[event.name];
+  const head = (prefix === undefined ? 0 : prefix.length) + 8;
+  const out = new Uint8Array(head + getEncodedSize(event.data, codec));
+  if (prefix !== undefined) out.set(prefix, 0);
+  out.set(EVENT_DISCRIMINATORS[event.name], head - 8);
+  codec.write(event.data, out, head);
+  return out;
 }
 
 export { startsWith as bytesStartWith };

@@ -1,4 +1,4 @@
-import { base58Decode } from './base58.js';
+import bs58 from 'bs58';
 import { bytesStartWith, decodeEventBytes } from './codec.js';
 import type { GambaEvent } from './events.js';
 import { EVENT_IX_TAG_LE, GAMBA_PROGRAM_ID, LOG_TRUNCATED } from './program.js';
@@ -116,8 +116,8 @@ export function decodeTransaction(tx: RpcTransaction): DecodedTransaction {
     for (const ix of group.instructions) {
       const programId = 'programIdIndex' in ix ? (keys ??= accountKeyList(tx))[ix.programIdIndex] : ix.programId;
       if (programId !== GAMBA_PROGRAM_ID || typeof ix.data !== 'string') continue;
-      const bytes = base58Decode(ix.data);
-      if (bytes === null) {
+      const bytes = bs58.decodeUnsafe(ix.data);
+      if (bytes === undefined) {
         bump('malformed');
         continue;
       }

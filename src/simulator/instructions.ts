@@ -1,11 +1,25 @@
-import { BorshWriter, INSTRUCTION_DISCRIMINATORS } from '../protocol/index.js';
+import {
+  addEncoderSizePrefix,
+  getArrayEncoder,
+  getBooleanEncoder,
+  getConstantEncoder,
+  getHiddenPrefixEncoder,
+  getStructEncoder,
+  getU32Encoder,
+  getU64Encoder,
+  getU8Encoder,
+  getUtf8Encoder,
+  type Encoder,
+} from '@solana/kit';
+import { INSTRUCTION_DISCRIMINATORS, pubkeyCodec } from '../protocol/index.js';
 
 /**
  * Instruction data of the transactions the simulator writes: Gamba's Anchor instructions
  * (8-byte discriminator + Borsh args, args from the gamba-labs IDL, gamba-v2.md §4) and the
- * few native/SPL instructions around them (ComputeBudget, SPL Token, System), written with
- * src/protocol's BorshWriter (little-endian integers, u32-prefixed strings and vectors, raw
- * 32-byte pubkeys — the layouts kit's codecs produced, see test/simulator/instructions.test.ts).
+ * few native/SPL instructions around them (ComputeBudget, SPL Token, System), all encoded with
+ * @solana/kit codecs built once here: the discriminator or tag is a hidden constant prefix, so
+ * each `encode` writes the whole instruction data in one buffer. Pubkeys use src/protocol's
+ * pubkeyCodec (32 raw bytes, base58 through `bs58`, memoised). Out-of-range values throw.
  */
 
 /** Discriminators of the IDL instructions that src/protocol does not list (gamba-labs IDL). */
@@ -16,38 +30,107 @@ export const MORE_IX_DISCRIMINATORS = {
   distributeFees: Uint8Array.from([120, 56, 27, 7, 53, 176, 113, 186]),
 } as const;
 
-/** One writer for every instruction (reset per use; bytes() copies out). */
-const scratch = new BorshWriter(512);
-const disc = (d: Uint8Array) => scratch.reset().raw(d);
+const u8 = getU8Encoder();
+const u32 = getU32Encoder();
+const u64 = getU64Encoder();
+const str = addEncoderSizePrefix(getUtf8Encoder(), u32);
+const pubkey = pubkeyCodec;
+
+/** `encoder` behind constant leading bytes (an Anchor discriminator, a native instruction tag). */
+function tagged<T>(tag: Uint8Array | number[], encoder: Encoder<T>): Encoder<T> {
+  return getHiddenPrefixEncoder(encoder, [getConstantEncoder(Uint8Array.from(tag))]) as Encoder<T>;
+}
+
+/** playGame's arguments (gamba-labs IDL order below); amounts in the token's smallest units. */
+interface PlayGameArgs {
+  wager: bigint;
+  bet: readonly number[];
+  clientSeed: string;
+  creatorFeeBps: number;
+  jackpotFeeBps: number;
+  metadata: string;
+}
+
+const playGame = tagged<PlayGameArgs>(
+  INSTRUCTION_DISCRIMINATORS.playGame,
+  getStructEncoder([
+    ['wager', u64],
+    ['bet', getArrayEncoder(u32, { size: u32 })],
+    ['clientSeed', str],
+    ['creatorFeeBps', u32],
+    ['jackpotFeeBps', u32],
+    ['metadata', str],
+  ]) as unknown as Encoder<PlayGameArgs>,
+);
+const rngSettle = tagged(
+  INSTRUCTION_DISCRIMINATORS.rngSettle,
+  getStructEncoder([
+    ['rngSeed', str],
+    ['nextRngSeedHashed', str],
+  ]),
+);
+const poolDeposit = tagged(INSTRUCTION_DISCRIMINATORS.poolDeposit, u64);
+const poolWithdraw = tagged(INSTRUCTION_DISCRIMINATORS.poolWithdraw, u64);
+const poolInitialize = tagged(
+  INSTRUCTION_DISCRIMINATORS.poolInitialize,
+  getStructEncoder([
+    ['poolAuthority', pubkey],
+    ['lookupAddress', pubkey],
+  ]),
+);
+const distributeFees = tagged(MORE_IX_DISCRIMINATORS.distributeFees, getBooleanEncoder());
+
+const setComputeUnitLimit = tagged([2], u32);
+const setComputeUnitPrice = tagged([3], u64);
+const tokenTransfer = tagged([3], u64);
+const tokenMintTo = tagged([7], u64);
+const tokenBurn = tagged([8], u64);
+/** InitializeMint2: decimals u8, mint authority pubkey, freeze authority COption = None (0). */
+const initializeMint2 = tagged(
+  [20],
+  getStructEncoder([
+    ['decimals', u8],
+    ['mintAuthority', pubkey],
+    ['freezeAuthority', u8],
+  ]),
+);
+/** CreateAccount: u32 tag 0, lamports u64, space u64, owner pubkey. */
+const createAccount = getStructEncoder([
+  ['tag', u32],
+  ['lamports', u64],
+  ['space', u64],
+  ['owner', pubkey],
+]);
+
+const bytes = (b: ArrayLike<number>) => b as Uint8Array;
 
 export const gambaIx = {
-  playGame: (a: { wager: bigint; bet: readonly number[]; clientSeed: string; creatorFeeBps: number; jackpotFeeBps: number; metadata: string }) =>
-    disc(INSTRUCTION_DISCRIMINATORS.playGame).u64(a.wager).vecU32(a.bet).string(a.clientSeed).u32(a.creatorFeeBps).u32(a.jackpotFeeBps).string(a.metadata).bytes(),
-  rngSettle: (a: { rngSeed: string; nextRngSeedHashed: string }) => disc(INSTRUCTION_DISCRIMINATORS.rngSettle).string(a.rngSeed).string(a.nextRngSeedHashed).bytes(),
-  poolDeposit: (amount: bigint) => disc(INSTRUCTION_DISCRIMINATORS.poolDeposit).u64(amount).bytes(),
-  poolWithdraw: (amount: bigint) => disc(INSTRUCTION_DISCRIMINATORS.poolWithdraw).u64(amount).bytes(),
-  poolInitialize: (poolAuthority: string, lookupAddress: string) => disc(INSTRUCTION_DISCRIMINATORS.poolInitialize).pubkey(poolAuthority).pubkey(lookupAddress).bytes(),
+  playGame: (a: PlayGameArgs) => bytes(playGame.encode(a)),
+  rngSettle: (a: { rngSeed: string; nextRngSeedHashed: string }) => bytes(rngSettle.encode(a)),
+  poolDeposit: (amount: bigint) => bytes(poolDeposit.encode(amount)),
+  poolWithdraw: (amount: bigint) => bytes(poolWithdraw.encode(amount)),
+  poolInitialize: (poolAuthority: string, lookupAddress: string) => bytes(poolInitialize.encode({ poolAuthority, lookupAddress })),
   playerInitialize: () => Uint8Array.from(MORE_IX_DISCRIMINATORS.playerInitialize),
   playerClose: () => Uint8Array.from(MORE_IX_DISCRIMINATORS.playerClose),
   playerClaim: () => Uint8Array.from(MORE_IX_DISCRIMINATORS.playerClaim),
-  distributeFees: (nativeSol: boolean) => disc(MORE_IX_DISCRIMINATORS.distributeFees).bool(nativeSol).bytes(),
+  distributeFees: (nativeSol: boolean) => bytes(distributeFees.encode(nativeSol)),
 };
 
 /** ComputeBudget program: SetComputeUnitLimit = tag 2 + u32; SetComputeUnitPrice = tag 3 + u64 µlamports. */
 export const computeBudgetIx = {
-  setLimit: (units: number) => scratch.reset().u8(2).u32(units).bytes(),
-  setPrice: (microLamports: number) => scratch.reset().u8(3).u64(microLamports).bytes(),
+  setLimit: (units: number) => bytes(setComputeUnitLimit.encode(units)),
+  setPrice: (microLamports: number) => bytes(setComputeUnitPrice.encode(microLamports)),
 };
 
 /** SPL Token instruction tags (token program instruction.rs): Transfer 3, MintTo 7, Burn 8, InitializeMint2 20. */
 export const tokenIx = {
-  transfer: (amount: bigint) => scratch.reset().u8(3).u64(amount).bytes(),
-  mintTo: (amount: bigint) => scratch.reset().u8(7).u64(amount).bytes(),
-  burn: (amount: bigint) => scratch.reset().u8(8).u64(amount).bytes(),
-  initializeMint2: (decimals: number, mintAuthority: string) => scratch.reset().u8(20).u8(decimals).pubkey(mintAuthority).u8(0).bytes(),
+  transfer: (amount: bigint) => bytes(tokenTransfer.encode(amount)),
+  mintTo: (amount: bigint) => bytes(tokenMintTo.encode(amount)),
+  burn: (amount: bigint) => bytes(tokenBurn.encode(amount)),
+  initializeMint2: (decimals: number, mintAuthority: string) => bytes(initializeMint2.encode({ decimals, mintAuthority, freezeAuthority: 0 })),
 };
 
 /** System program CreateAccount: u32 tag 0, lamports u64, space u64, owner pubkey. */
 export const systemIx = {
-  createAccount: (lamports: bigint, space: bigint, owner: string) => scratch.reset().u32(0).u64(lamports).u64(space).pubkey(owner).bytes(),
+  createAccount: (lamports: bigint, space: bigint, owner: string) => bytes(createAccount.encode({ tag: 0, lamports, space, owner })),
 };

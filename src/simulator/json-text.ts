@@ -1,4 +1,4 @@
-import { base58EncodeInto, base58MaxLength } from '../protocol/index.js';
+import bs58 from 'bs58';
 
 const utf8 = new TextEncoder();
 
@@ -71,13 +71,9 @@ export class JsonText {
     return this;
   }
 
-  /** `"…"` around the base58 text of `bytes`, encoded in place. */
+  /** `"…"` around the base58 text of `bytes` (`bs58`), its ASCII copied into the buffer. */
   base58(bytes: Uint8Array): this {
-    this.room(base58MaxLength(bytes.length) + 2);
-    this.buf[this.at++] = 34;
-    this.at = base58EncodeInto(bytes, this.buf, this.at);
-    this.buf[this.at++] = 34;
-    return this;
+    return this.quoted(bs58.encode(bytes));
   }
 
   /** Any string as a JSON string literal (JSON.stringify's escaping, UTF-8 bytes). */

@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
 import { describe, expect, it } from 'vitest';
+import { getAddressCodec, type Address } from '@solana/kit';
 import {
-  base58Decode,
-  base58Encode,
   decodeEventBytes,
   encodeEventBytes,
   EVENT_DISCRIMINATORS,
@@ -11,6 +10,7 @@ import {
   gameSettledCodec,
   poolChangeCodec,
   poolCreatedCodec,
+  pubkeyCodec,
   type GambaEvent,
   type GameSettled,
 } from '../../src/protocol/index.js';
@@ -26,45 +26,6 @@ function rng(seed: number) {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
-
-describe('base58 (limb-wise) against bs58', () => {
-  it('encodes and decodes every length 0–300 with leading zeros, all-zero and all-0xff inputs', () => {
-    const r = rng(1);
-    for (let n = 0; n <= 300; n++) {
-      for (let k = 0; k < 12; k++) {
-        const b = new Uint8Array(n).map(() => Math.floor(r() * 256));
-        if (k === 1) b.fill(0);
-        if (k === 2) b.fill(255);
-        if (k >= 3 && k < 6) b.fill(0, 0, Math.min(n, k - 2));
-        const expected = bs58.encode(b);
-        expect(base58Encode(b)).toBe(expected);
-        expect(base58Decode(expected)).toEqual(b);
-      }
-    }
-  });
-
-  it('decodes arbitrary strings like bs58.decodeUnsafe, null where it refuses', () => {
-    const r = rng(2);
-    const chars = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz0OIl+ é\u0000';
-    for (let t = 0; t < 5000; t++) {
-      let s = '1'.repeat(t % 4);
-      const n = Math.floor(r() * 100);
-      const pool = t % 3 === 0 ? chars.length : 58;
-      for (let i = 0; i < n; i++) s += chars[Math.floor(r() * pool)];
-      const want = bs58.decodeUnsafe(s);
-      const got = base58Decode(s);
-      if (want === undefined) expect(got).toBeNull();
-      else expect(got).toEqual(want);
-    }
-  });
-
-  it('round-trips random 32- and 64-byte keys', () => {
-    for (let i = 0; i < 2000; i++) {
-      const b = new Uint8Array(randomBytes(i % 2 ? 32 : 64));
-      expect(base58Decode(base58Encode(b))).toEqual(b);
-    }
-  });
-});
 
 const KEYS = Array.from({ length: 8 }, (_, i) => bs58.encode(Uint8Array.from({ length: 32 }, (_, j) => (i * 37 + j * 11) & 255)));
 
@@ -91,28 +52,37 @@ function events(count: number): GambaEvent[] {
   return out;
 }
 
-/** kit's struct codecs (the reference layouts written from the IDL). */
+/** The kit struct codecs' bytes behind the discriminator, composed here independently of encodeEventBytes. */
 const kitCodec = { GameSettled: gameSettledCodec, PoolChange: poolChangeCodec, PoolCreated: poolCreatedCodec } as const;
 function kitEncode(e: GambaEvent): Uint8Array {
   return Uint8Array.from([...EVENT_DISCRIMINATORS[e.name], ...Array.from((kitCodec[e.name] as unknown as { encode(v: unknown): ArrayLike<number> }).encode(e.data))]);
 }
-function kitDecode(bytes: Uint8Array): { ok: boolean; data?: unknown } {
-  for (const name of ['GameSettled', 'PoolChange', 'PoolCreated'] as const) {
-    if (!EVENT_DISCRIMINATORS[name].every((b, i) => bytes[i] === b)) continue;
-    try {
-      const [data, end] = (kitCodec[name] as unknown as { read(b: Uint8Array, o: number): [unknown, number] }).read(bytes, 8);
-      return end === bytes.length ? { ok: true, data } : { ok: false };
-    } catch {
-      return { ok: false };
-    }
-  }
-  return { ok: false };
-}
 
-describe('event Borsh codec (borsh.ts) against the kit codecs', () => {
+describe('pubkeyCodec (32 raw bytes, base58 through bs58)', () => {
+  it('writes and reads the same bytes and strings as kit\'s address codec', () => {
+    const kit = getAddressCodec();
+    for (let i = 0; i < 500; i++) {
+      const b = new Uint8Array(randomBytes(32));
+      if (i % 7 === 0) b.fill(0, 0, i % 5); // leading zero bytes → leading '1's
+      const text = kit.decode(b) as string;
+      expect(pubkeyCodec.decode(b)).toBe(text);
+      expect(pubkeyCodec.encode(text)).toEqual(b);
+      expect(pubkeyCodec.encode(text)).toEqual(kit.encode(text as Address));
+    }
+  });
+
+  it('refuses text that is not the base58 of exactly 32 bytes, and short input', () => {
+    expect(() => pubkeyCodec.encode('not-an-address')).toThrow(RangeError);
+    expect(() => pubkeyCodec.encode(bs58.encode(new Uint8Array(31).fill(1)))).toThrow(RangeError);
+    expect(() => pubkeyCodec.encode(bs58.encode(new Uint8Array(33).fill(1)))).toThrow(RangeError);
+    expect(() => pubkeyCodec.decode(new Uint8Array(31))).toThrow();
+  });
+});
+
+describe('event Borsh codec', () => {
   const all = events(600);
 
-  it('encodes byte-identically, with and without the emit_cpi prefix', () => {
+  it('encodes discriminator + the kit struct layout, with and without the emit_cpi prefix', () => {
     for (const e of all) {
       const want = kitEncode(e);
       expect(encodeEventBytes(e)).toEqual(want);
@@ -120,40 +90,52 @@ describe('event Borsh codec (borsh.ts) against the kit codecs', () => {
     }
   });
 
-  it('decodes to the same values', () => {
-    for (const e of all) {
-      const bytes = kitEncode(e);
-      const out = decodeEventBytes(bytes);
-      expect(out).toEqual({ ok: true, event: { name: e.name, data: kitDecode(bytes).data } });
-      expect(out).toEqual({ ok: true, event: e });
-    }
+  it('decodes what it encodes to the same values', () => {
+    for (const e of all) expect(decodeEventBytes(encodeEventBytes(e))).toEqual({ ok: true, event: e });
   });
 
-  it('refuses what kit refuses: every truncation, trailing bytes, bad enum, oversized vec; removes NULs and replaces bad UTF-8 like kit', () => {
+  it('a PoolCreated is exactly discriminator + four 32-byte keys', () => {
+    const e = all[2] as Extract<GambaEvent, { name: 'PoolCreated' }>;
+    const bytes = encodeEventBytes(e);
+    const d = e.data;
+    expect(bytes).toEqual(Uint8Array.from([...EVENT_DISCRIMINATORS.PoolCreated, ...[d.user, d.authority, d.pool, d.tokenMint].flatMap((k) => [...bs58.decode(k)])]));
+  });
+
+  it('malformed: every truncation, trailing bytes, bad enum, oversized vec; unknown discriminator apart', () => {
     for (const e of all.slice(0, 30)) {
-      const bytes = kitEncode(e);
+      const bytes = encodeEventBytes(e);
       for (let cut = 8; cut < bytes.length; cut += 3) {
-        const short = bytes.subarray(0, cut);
-        expect(decodeEventBytes(short).ok).toBe(kitDecode(short).ok);
+        expect(decodeEventBytes(bytes.subarray(0, cut))).toEqual({ ok: false, reason: 'malformed' });
       }
       expect(decodeEventBytes(Uint8Array.from([...bytes, 0]))).toEqual({ ok: false, reason: 'malformed' });
     }
-    const pc = kitEncode(all[1]!);
+    const pc = encodeEventBytes(all[1]!);
     pc[8 + 96] = 2;
     expect(decodeEventBytes(pc)).toEqual({ ok: false, reason: 'malformed' });
-    expect(kitDecode(pc).ok).toBe(false);
-    // A GameSettled whose clientSeed holds NULs and an invalid UTF-8 sequence.
+    // A GameSettled whose bet vector claims more items than the bytes hold.
+    const g = all[3] as { name: 'GameSettled'; data: GameSettled };
+    const gb = encodeEventBytes(g);
+    const betAt = 8 + 128 + 64 + 4 + 40 + 4 + Buffer.byteLength(g.data.clientSeed) + 8;
+    expect(new DataView(gb.buffer).getUint32(betAt, true)).toBe(g.data.bet.length);
+    new DataView(gb.buffer).setUint32(betAt, 0xffff_fff0, true);
+    expect(decodeEventBytes(gb)).toEqual({ ok: false, reason: 'malformed' });
+    const unknown = encodeEventBytes(all[0]!);
+    unknown[0] ^= 0xff;
+    expect(decodeEventBytes(unknown)).toEqual({ ok: false, reason: 'unknown_discriminator' });
+    expect(decodeEventBytes(new Uint8Array(4))).toEqual({ ok: false, reason: 'unknown_discriminator' });
+  });
+
+  it('removes NULs and replaces invalid UTF-8 in strings (kit\'s utf8 decoder)', () => {
     const g = all[0] as { name: 'GameSettled'; data: GameSettled };
-    const odd = { ...g, data: { ...g.data, clientSeed: 'ab' } };
-    const bytes = kitEncode(odd);
+    const bytes = encodeEventBytes({ ...g, data: { ...g.data, clientSeed: 'ab' } });
     const at = 8 + 128 + 64 + 4 + 40 + 4; // clientSeed's bytes
     bytes[at] = 0;
     bytes[at + 1] = 0xff;
-    expect(decodeEventBytes(bytes)).toEqual({ ok: true, event: { name: 'GameSettled', data: kitDecode(bytes).data } });
-    expect((kitDecode(bytes).data as GameSettled).clientSeed).toBe('\ufffd');
+    const out = decodeEventBytes(bytes);
+    expect(out.ok && out.event.name === 'GameSettled' && out.event.data.clientSeed).toBe('\ufffd');
   });
 
-  it('refuses to encode what kit refuses (u64 overflow, bad address)', () => {
+  it('refuses to encode what the layout cannot hold (u64 overflow, bad address)', () => {
     const g = all[0] as { name: 'GameSettled'; data: GameSettled };
     expect(() => encodeEventBytes({ name: 'GameSettled', data: { ...g.data, wager: 1n << 64n } })).toThrow();
     expect(() => encodeEventBytes({ name: 'GameSettled', data: { ...g.data, wager: -1n } })).toThrow();

@@ -15,8 +15,9 @@ import { describe, expect, it } from 'vitest';
 import { INSTRUCTION_DISCRIMINATORS } from '../../src/protocol/index.js';
 import { computeBudgetIx, gambaIx, MORE_IX_DISCRIMINATORS, systemIx, tokenIx } from '../../src/simulator/instructions.js';
 
-// The layouts as @solana/kit's codecs write them (Borsh from the gamba-labs IDL; SPL Token,
-// System and ComputeBudget instruction.rs): the reference the BorshWriter-based encoders match.
+// The layouts composed field by field from @solana/kit's encoders (Borsh from the gamba-labs IDL;
+// SPL Token, System and ComputeBudget instruction.rs), independently of the prefixed struct
+// encoders src/simulator/instructions.ts builds.
 const u8 = getU8Encoder();
 const u32 = getU32Encoder();
 const u64 = getU64Encoder();
@@ -61,9 +62,18 @@ describe('instruction data', () => {
     expect(systemIx.createAccount(1_461_600n, 82n, OTHER_KEY)).toEqual(cat(u32.encode(0), u64.encode(1_461_600n), u64.encode(82n), pubkey.encode(OTHER_KEY as Address)));
   });
 
-  it('refuses out-of-range integers like kit', () => {
-    expect(() => tokenIx.transfer(1n << 64n)).toThrow(RangeError);
-    expect(() => computeBudgetIx.setLimit(-1)).toThrow(RangeError);
-    expect(() => tokenIx.initializeMint2(256, SOME_KEY)).toThrow(RangeError);
+  it('refuses out-of-range integers and bad addresses', () => {
+    expect(() => tokenIx.transfer(1n << 64n)).toThrow();
+    expect(() => computeBudgetIx.setLimit(-1)).toThrow();
+    expect(() => tokenIx.initializeMint2(256, SOME_KEY)).toThrow();
+    expect(() => systemIx.createAccount(1n, 1n, 'not-an-address')).toThrow(RangeError);
+  });
+
+  it('each call returns its own bytes', () => {
+    const a = tokenIx.transfer(1n);
+    const b = tokenIx.transfer(2n);
+    expect(a).not.toBe(b);
+    expect(a[1]).toBe(1);
+    expect(b[1]).toBe(2);
   });
 });
