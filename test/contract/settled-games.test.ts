@@ -30,6 +30,8 @@ function filters(): { name: string; q: GameFilter }[] {
     { name: 'creator+token+user', q: { creator: fixture.creators[0], token: fixture.tokens.SOL, user: heavyUser } },
     { name: 'pool+onlyJackpots', q: { pool: fixture.pools.BONK, onlyJackpots: true } },
     { name: 'token+pool (disjoint)', q: { token: fixture.tokens.USDC, pool: fixture.pools.BONK } },
+    { name: 'token+pool (consistent)', q: { token: fixture.tokens.SOL, pool: fixture.pools.SOL_A } },
+    { name: 'creator+token+pool', q: { creator: fixture.creators[0], token: fixture.tokens.SOL, pool: fixture.pools.SOL_B } },
   ];
 }
 const ORDERS: GamesOrderBy[] = ['time', 'multiplier', 'usd_profit'];

@@ -49,9 +49,17 @@ export async function settledGames(db: Kysely<Database>, q: SettledGamesQuery): 
   const keys = GAME_KEYS[q.orderBy];
   const dir = q.sorting === 'ASC' ? 'asc' : 'desc';
   let base = db.selectFrom('games');
+  // A pool implies its token: with both, check the pool's token once and filter by pool alone,
+  // so the planner walks the pool's index in order (PostgreSQL otherwise ANDs both indexes and
+  // sorts every game of the pool). Another token than the pool's keeps both (and matches nothing).
+  let token = q.token;
+  if (q.pool !== undefined && token !== undefined) {
+    const p = await db.selectFrom('pools').select('token').where('pool', '=', q.pool).executeTakeFirst();
+    if (p?.token === token) token = undefined;
+  }
   if (q.creator !== undefined) base = base.where('creator', '=', q.creator);
   if (q.pool !== undefined) base = base.where('pool', '=', q.pool);
-  if (q.token !== undefined) base = base.where('token', '=', q.token);
+  if (token !== undefined) base = base.where('token', '=', token);
   if (q.user !== undefined) base = base.where('player', '=', q.user);
   // Literal 1 (not a bound parameter): SQLite uses a partial index only when the query spells its WHERE term.
   if (q.onlyJackpots) base = base.where('is_jackpot', '=', sql.lit(1));
