@@ -118,7 +118,13 @@ describe('query plans (SQLite)', () => {
         const text = plan.join(' | ');
         // A SCAN of a big table (even through an index) reads all of it, unless LIMIT stops an ordered scan.
         const limited = /\blimit\b/i.test(sqlText);
-        const fullScan = plan.some((d) => BIG.some((t) => new RegExp(`^SCAN ${t}( |$)`).test(d) && !limited));
+        // SQLite names a table by its alias in plans: map aliases back to tables first.
+        const aliases = new Map([...sqlText.matchAll(/\b(?:from|join)\s+"?(\w+)"?\s+(?:as\s+)?"?(\w+)"?/gi)].map((m) => [m[2]!.toLowerCase(), m[1]!.toLowerCase()]));
+        const scanned = (d: string) => /^SCAN (\w+)/.exec(d)?.[1];
+        const fullScan = plan.some((d) => {
+          const t = scanned(d);
+          return t !== undefined && BIG.includes(aliases.get(t.toLowerCase()) ?? t) && !limited;
+        });
         // A windowed leaderboard sorts its grouped window rows (bounded by the window), not raw games.
         const rawSort = /\b(games|pool_changes)\b/.test(text) && !/\b(ru_daily|ru_block_user)\b/.test(text) && plan.includes('USE TEMP B-TREE FOR ORDER BY');
         const leaderboardSort = PLAYER_ROLLUP.test(sqlText) && plan.some((d) => d.startsWith('USE TEMP B-TREE FOR ORDER BY'));

@@ -12,22 +12,16 @@ export async function counts(db: Kysely<Database>): Promise<StoreCounts> {
   const skippedRows = await db.selectFrom('sync_state').selectAll().where('key', 'like', 'skipped.%').execute();
   // latestUpdate = the newest stored event in chain order (slot, signature, event index), not the
   // newest processed signature: transactions without events say nothing about the data's age.
-  const newestGame = await db
-    .selectFrom('games')
-    .select(['signature', 'block_time', 'slot', 'event_index'])
-    .orderBy('time_ms', 'desc')
-    .orderBy('slot', 'desc')
-    .orderBy('signature', 'desc')
-    .orderBy('event_index', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  // Pool changes have no time index of their own: each pool's newest second comes from the
-  // (pool, time_ms, …) index, one seek per pool (pools are few and do not grow with history).
+  // Each side's newest second first (games: max(time_ms) is one seek of g_time; pool changes
+  // have no time index of their own, so each pool's newest second comes from the
+  // (pool, time_ms, …) index — pools are few and do not grow with history), then chain order
+  // among the few events of those seconds here. No plan has to sort either table.
+  const newestGames = await sql<{ signature: string; block_time: unknown; slot: unknown; event_index: unknown }>`
+    select signature, block_time, slot, event_index from games where time_ms = (select max(time_ms) from games)`.execute(db);
   const newestChanges = await sql<{ signature: string; block_time: unknown; slot: unknown; event_index: unknown }>`
-    select pc.signature, pc.block_time, pc.slot, pc.event_index from pool_changes pc
-    join (select p.pool, (select max(x.time_ms) from pool_changes x where x.pool = p.pool) as t from pools p) m
-      on pc.pool = m.pool and pc.time_ms = m.t`.execute(db);
-  const candidates = [...(newestGame ? [newestGame] : []), ...newestChanges.rows];
+    select signature, block_time, slot, event_index from pool_changes
+    where (pool, time_ms) in (select p.pool, (select max(x.time_ms) from pool_changes x where x.pool = p.pool) from pools p)`.execute(db);
+  const candidates = [...newestGames.rows, ...newestChanges.rows];
   candidates.sort((x, y) => num(y.slot) - num(x.slot) || (x.signature < y.signature ? 1 : x.signature > y.signature ? -1 : num(y.event_index) - num(x.event_index)));
   const latest = candidates[0];
   const skipped: Record<string, number> = {};
