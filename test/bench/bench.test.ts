@@ -35,6 +35,10 @@ describe('npm run bench (smoke)', () => {
     expect(r.operations[0].uncached.non2xx).toBe(0);
     expect(r.operations[0].cached.reqPerSec).toBeGreaterThan(0);
     expect(r.hello.reqPerSec).toBeGreaterThan(0);
+    // "% of hello" is against the hello-world run made right before that operation's run.
+    const c0 = r.operations[0].cached;
+    expect(c0.helloReqPerSec).toBeGreaterThan(0);
+    expect(c0.percentOfHello).toBe(Math.round((100 * c0.reqPerSec) / c0.helloReqPerSec));
     // The dataset's own count equals what the store holds (games written through writeBatch).
     const db = readdirSync(join(dir, 'data')).find((f) => f.endsWith('.db'))!;
     const store = await createStore({ common: createCommon(), config: { kind: 'sqlite', path: join(dir, 'data', db) } });
