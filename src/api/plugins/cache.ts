@@ -155,8 +155,10 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
   const store: onSendHookHandler = (request, reply, payload, done) => {
     const t = (request as CachingRequest)[TICKET];
     if (!t || t.hit || reply.statusCode !== 200 || typeof payload !== 'string') return done(null, payload);
-    // Encoded once: stored as bytes, and this answer writes the same bytes.
-    const body = Buffer.from(payload, 'utf8');
+    // Encoded once: stored as bytes, and this answer writes the same bytes. Unpooled: a small
+    // Buffer.from() is a slice of a shared 8 KiB slab, and a kept slice keeps the whole slab.
+    const body = Buffer.allocUnsafeSlow(Buffer.byteLength(payload, 'utf8'));
+    body.write(payload, 'utf8');
     const etag = etagOf(body);
     reply.header('etag', etag).header('cache-control', maxAge(0));
     // Store only when no write settled while the answer was computed (it may predate the write).
