@@ -131,6 +131,8 @@ describe('response cache: the raw-target lookup', () => {
     expect(first.status).toBe(200);
     expect(second.status).toBe(200);
     expect(second.text).toBe(first.text);
+    // The hit is written without Fastify's send path: the same header names, no more, no fewer.
+    expect([...second.headers.keys()].sort()).toEqual([...first.headers.keys()].sort());
     expect(second.headers.get('etag')).toBe(first.headers.get('etag'));
     expect(second.headers.get('cache-control')).toMatch(/^private, max-age=[0-5]$/);
     expect(second.headers.get('content-type')).toBe(first.headers.get('content-type'));

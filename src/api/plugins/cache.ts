@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify';
 import type { Clock } from '../../core/index.js';
+import { JSON_SECURITY_HEADERS } from './security.js';
 
 export interface ResponseCacheOptions {
   /** Lifetime of a cached answer, ms (CACHE_TTL_MS; DESIGN §5: ≤ 30 s). 0 disables storing; ETag/304 still work. */
@@ -139,7 +140,25 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
     const e = key === undefined ? undefined : fresh(key, gen);
     if (e === undefined) return done();
     (request as CachingRequest)[TICKET] = { key: key!, generation: gen, hit: true };
+    if (request.method === 'GET' && request.headers['if-none-match'] === undefined) return serveRaw(reply, e);
     serve(request, reply, e); // answered: no done()
+  };
+
+  /**
+   * A plain GET hit, written straight to the socket (issue 5: cached throughput): the headers
+   * the earlier hooks set (request id, rate limit, CORS) plus exactly what the send path would
+   * add — ETag, Cache-Control, Content-Type, Content-Length and the security headers — without
+   * Fastify's serialisation and onSend chain. onResponse hooks (metrics, logs) still run.
+   */
+  const serveRaw = (reply: FastifyReply, e: Entry): void => {
+    const headers: Record<string, string | number | string[]> = { ...(reply.getHeaders() as Record<string, string | number | string[]>), ...JSON_SECURITY_HEADERS };
+    headers.etag = e.etag;
+    headers['cache-control'] = maxAge(clock.now() - e.storedAt);
+    headers['content-type'] = e.contentType;
+    headers['content-length'] = e.body.length;
+    reply.hijack();
+    reply.raw.writeHead(200, headers);
+    reply.raw.end(e.body);
   };
 
   const byQuery = (route: string): preHandlerHookHandler => (request, reply, done) => {

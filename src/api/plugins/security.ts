@@ -21,6 +21,15 @@ function isDocsUrl(url: string): boolean {
   return url.startsWith('/docs') && (url.length === 5 || url[5] === '/' || url[5] === '?');
 }
 
+/** The security headers of every JSON answer (the response cache's raw path writes them itself). */
+export const JSON_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'cross-origin-opener-policy': 'same-origin',
+  'content-security-policy': JSON_CSP,
+});
+
 export function registerSecurityHeaders(app: FastifyInstance): void {
   // Callback-style and allocation-free (issue 5): it runs on every answer.
   app.addHook('onSend', (request, reply, payload, done) => {
