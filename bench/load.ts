@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import autocannon from 'autocannon';
 
@@ -73,6 +74,22 @@ export interface Throughput {
   requests: number;
   non2xx: number;
   errors: number;
+  /**
+   * The server process's CPU time (user + system, /proc/<pid>/stat at 100 Hz) over the measured
+   * run ÷ its requests, µs — independent of how much CPU the load generator takes on a small box.
+   */
+  serverCpuUsPerRequest?: number;
+}
+
+/** CPU time (user + system) of a process so far, ms (Linux /proc; clock ticks of 10 ms). */
+export function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) * 10;
+  } catch {
+    return 0;
+  }
 }
 
 /**
@@ -94,6 +111,8 @@ export async function measureThroughput(o: {
   bodies?: string[];
   /** Unmeasured requests first (default WARMUP_REQUESTS; 0 = none). */
   warmupRequests?: number;
+  /** The server's process: its CPU time over the measured run is reported per request. */
+  serverPid?: number;
 }): Promise<Throughput> {
   let k = 0;
   const requests = o.bodies
@@ -108,9 +127,12 @@ export async function measureThroughput(o: {
   };
   const warmup = o.warmupRequests ?? WARMUP_REQUESTS;
   if (warmup > 0) await autocannon({ ...base, amount: warmup } as autocannon.Options);
+  const cpu0 = o.serverPid === undefined ? 0 : cpuMs(o.serverPid);
   const r = await autocannon({ ...base, duration: o.durationS } as autocannon.Options);
+  const cpu = o.serverPid === undefined ? 0 : cpuMs(o.serverPid) - cpu0;
   return {
     reqPerSec: Math.round(r.requests.average),
+    ...(o.serverPid !== undefined && r.requests.total > 0 ? { serverCpuUsPerRequest: Math.round((cpu * 1000) / r.requests.total) } : {}),
     p50: r.latency.p50,
     p99: r.latency.p99,
     requests: r.requests.total,

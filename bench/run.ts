@@ -77,7 +77,7 @@ interface OpResult {
   path: string;
   uncached: Latency;
   /** percentOfHello: of the hello-world run made right before this one (helloReqPerSec). */
-  cached: Throughput & { percentOfHello: number; helloReqPerSec: number };
+  cached: Throughput & { percentOfHello: number; helloReqPerSec: number; helloServerCpuUsPerRequest?: number | undefined };
   etag: boolean;
 }
 
@@ -138,15 +138,15 @@ async function apiPhase(ds: Dataset): Promise<void> {
   // start and that operation does not move its "% of hello".
   const hello = await spawnChild({ script: 'bench/entries/hello.ts', ready: /listening (http:\/\/\S+)/ });
   try {
-    result.hello = await measureThroughput({ url: hello.ready[1]!, durationS: Math.max(durationS, 2), connections: f.connections });
+    result.hello = await measureThroughput({ url: hello.ready[1]!, durationS: Math.max(durationS, 2), connections: f.connections, serverPid: hello.pid });
     log(`fastify hello-world: ${result.hello.reqPerSec} req/s (p99 ${result.hello.p99} ms)`);
-    await measureApi(ds, ops, headers, hello.ready[1]!);
+    await measureApi(ds, ops, headers, hello);
   } finally {
     await hello.stop();
   }
 }
 
-async function measureApi(ds: Dataset, ops: Operation[], headers: Record<string, string>, helloUrl: string): Promise<void> {
+async function measureApi(ds: Dataset, ops: Operation[], headers: Record<string, string>, hello: Child): Promise<void> {
 
   // Uncached latency: a server with the response cache off (CACHE_TTL_MS=0) and varying URLs.
   const uncached = new Map<string, Latency>();
@@ -171,10 +171,10 @@ async function measureApi(ds: Dataset, ops: Operation[], headers: Record<string,
       // The response cache announces itself with an ETag (live answers such as /status may not carry one).
       const p = await probe(b.url, path, headers);
       if (p.etag !== undefined && !result.responseCache?.detected) result.responseCache = { detected: true, cacheControl: p.cacheControl };
-      const h = await measureThroughput({ url: helloUrl, durationS, connections: f.connections });
-      const t = await measureThroughput({ url: b.url + path, durationS, connections: f.connections, headers });
+      const h = await measureThroughput({ url: hello.ready[1]!, durationS, connections: f.connections, serverPid: hello.pid });
+      const t = await measureThroughput({ url: b.url + path, durationS, connections: f.connections, headers, serverPid: b.child.pid });
       const percentOfHello = Math.round((100 * t.reqPerSec) / h.reqPerSec);
-      result.operations.push({ name: op.name, path, uncached: uncached.get(op.name)!, cached: { ...t, percentOfHello, helloReqPerSec: h.reqPerSec }, etag: p.etag !== undefined });
+      result.operations.push({ name: op.name, path, uncached: uncached.get(op.name)!, cached: { ...t, percentOfHello, helloReqPerSec: h.reqPerSec, helloServerCpuUsPerRequest: h.serverCpuUsPerRequest }, etag: p.etag !== undefined });
       log(`cached ${op.name}: ${t.reqPerSec} req/s (${percentOfHello} % of the ${h.reqPerSec} req/s hello-world run just before), p99 ${t.p99} ms${t.non2xx ? ` (${t.non2xx} non-2xx)` : ''}`);
     }
     if (!result.responseCache) {
@@ -206,12 +206,12 @@ function markdown(): string {
   if (d) {
     out.push(`Dataset: ${d.games.toLocaleString('en-US')} games (${d.events.toLocaleString('en-US')} events), ${d.store}, ${mb(d.sizeBytes)} MB on disk, ${d.reused ? 'reused' : `built in ${d.buildSeconds.toFixed(0)} s`} — ${d.source}.`);
   }
-  if (result.hello) out.push(`Bare Fastify hello-world (the ceiling): **${result.hello.reqPerSec.toLocaleString('en-US')} req/s** (p99 ${result.hello.p99} ms, ${f.connections} connections).`);
+  if (result.hello) out.push(`Bare Fastify hello-world (the ceiling): **${result.hello.reqPerSec.toLocaleString('en-US')} req/s** (p99 ${result.hello.p99} ms, ${f.connections} connections, server CPU ${result.hello.serverCpuUsPerRequest ?? '–'} µs per request).`);
   if (result.responseCache) out.push(`Response cache: ${result.responseCache.detected ? `on (ETag, Cache-Control: ${result.responseCache.cacheControl ?? '—'})` : 'not detected (no ETag): "cached" columns are uncached throughput'}.`);
   if (result.operations.length) {
-    out.push('', '| operation | uncached p50 ms | uncached p99 ms | cached req/s | hello req/s just before | % of hello | cached p99 ms | ETag | non-2xx |', '|---|---:|---:|---:|---:|---:|---:|:-:|---:|');
+    out.push('', '| operation | uncached p50 ms | uncached p99 ms | cached req/s | hello req/s just before | % of hello | server CPU µs/req (hello) | cached p99 ms | ETag | non-2xx |', '|---|---:|---:|---:|---:|---:|---:|---:|:-:|---:|');
     for (const o of result.operations) {
-      out.push(`| ${o.name} | ${o.uncached.p50} | ${o.uncached.p99} | ${o.cached.reqPerSec.toLocaleString('en-US')} | ${o.cached.helloReqPerSec.toLocaleString('en-US')} | ${o.cached.percentOfHello} | ${o.cached.p99} | ${o.etag ? '✓' : '–'} | ${o.uncached.non2xx + o.cached.non2xx} |`);
+      out.push(`| ${o.name} | ${o.uncached.p50} | ${o.uncached.p99} | ${o.cached.reqPerSec.toLocaleString('en-US')} | ${o.cached.helloReqPerSec.toLocaleString('en-US')} | ${o.cached.percentOfHello} | ${o.cached.serverCpuUsPerRequest ?? '–'} (${o.cached.helloServerCpuUsPerRequest ?? '–'}) | ${o.cached.p99} | ${o.etag ? '✓' : '–'} | ${o.uncached.non2xx + o.cached.non2xx} |`);
     }
   }
   if (result.apiRss) {
