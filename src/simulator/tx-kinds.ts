@@ -27,7 +27,7 @@ export interface KindArgs {
 
 /** play_game, signed by the player: wager + fees move to the player PDA's account; no event. */
 function planPlay(k: KindArgs): void {
-  const { b, logs, real, ctx, payer, ok, events } = k;
+  const { b, logs, real, ctx, payer, ok } = k;
   const tx = real.skel;
   const eco = ctx.economy;
   const g = tx.games[0]!;
@@ -85,7 +85,7 @@ function planPlay(k: KindArgs): void {
 
 /** rng_settle (one or two games), signed by the RNG key: fee and payout transfers, then GameSettled. */
 function planSettle(k: KindArgs): void {
-  const { b, logs, real, ctx, payer, ok, events } = k;
+  const { b, logs, real, ctx, ok, events } = k;
   const tx = real.skel;
   const eco = ctx.economy;
   const useCpi = tx.emitCpi;
@@ -315,7 +315,7 @@ function planPoolInit(k: KindArgs): void {
 
 /** Instructions without events: player_initialize, player_close, player_claim, distribute_fees. */
 function planOther(k: KindArgs): void {
-  const { b, logs, real, ctx, payer, ok, events } = k;
+  const { b, logs, real, ctx, payer, ok } = k;
   const tx = real.skel;
   const eco = ctx.economy;
   // Instructions without events: player_initialize, player_close, player_claim, distribute_fees.

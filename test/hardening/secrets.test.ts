@@ -14,7 +14,7 @@ import { ManualClock, createCommon, createLogger } from '../../src/core/index.js
 import { createIdleSyncController } from '../../src/ingest/index.js';
 import { createKeyService } from '../../src/keys/index.js';
 import { createMemoryRateLimiter } from '../../src/ratelimit/index.js';
-import { createStore, type Store } from '../../src/store/index.js';
+import { createStore } from '../../src/store/index.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -2,7 +2,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { dayOf, joinHiLo, MS_PER_DAY } from '../../core/index.js';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
-import { BLOCK_DAYS, blockOf } from '../rollups.js';
+import { BLOCK_DAYS, blockOf, PLAYER_COUNTERS } from '../rollups.js';
 
 /** Driver values → JS: SQLite (safe integers) gives bigint, pg gives strings for bigint/numeric. */
 export const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
@@ -125,15 +125,22 @@ export async function activePlayers(
     for (const r of rows.rows) out.set(String(r.k), num(r.n));
     return out;
   }
-  // Counters: 'players', or 'players:c:<creator>' (rollups.ts PLAYER_COUNTERS).
-  if (!f.byCreator) out.set('', await counter(db, f.creator === undefined ? 'players' : `players:c:${f.creator}`));
+  // The write path's player counters (rollups.ts PLAYER_COUNTERS): all, one creator, or every creator.
+  if (!f.byCreator) out.set('', await counter(db, f.creator === undefined ? PLAYER_COUNTERS.ru_user!({}) : PLAYER_COUNTERS.ru_user_c!({ creator: f.creator })));
   else {
-    const rows = await sql<{ name: string; n: unknown }>`select name, n from ru_counter where name >= 'players:c:' and name < 'players:c;'`.execute(db);
-    for (const r of rows.rows) out.set(r.name.slice('players:c:'.length), num(r.n));
+    const prefix = PLAYER_COUNTERS.ru_user_c!({ creator: '' });
+    // ';' is the character after ':': the range is exactly the names starting with the prefix.
+    const rows = await sql<{ name: string; n: unknown }>`select name, n from ru_counter where name >= ${prefix} and name < ${`${prefix.slice(0, -1)};`}`.execute(db);
+    for (const r of rows.rows) out.set(r.name.slice(prefix.length), num(r.n));
   }
   const before = await sql<{ k: unknown; n: unknown }>`select ${group} as k, count(*) as n from ${table} where last_ms < ${since} ${cf} group by k`.execute(db);
   for (const r of before.rows) out.set(String(r.k), (out.get(String(r.k)) ?? 0) - num(r.n));
   return out;
+}
+
+/** The token of a pool as its events recorded it (table pools), or undefined for a pool never seen. */
+export async function poolToken(db: Kysely<Database>, pool: string): Promise<string | undefined> {
+  return (await db.selectFrom('pools').select('token').where('pool', '=', pool).executeTakeFirst())?.token;
 }
 
 /** A named counter kept by the write path (table ru_counter; 0 when never incremented). */

@@ -2,7 +2,7 @@ import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import { AppError } from '../../core/index.js';
 import type { Database } from '../schema.js';
 import type { Page, PoolChangeRecord, PoolChangesQuery, SettledGame, SettledGamesOrderBy, SettledGamesQuery, SortDirection } from '../types.js';
-import { big, counter, filterSql, num } from './common.js';
+import { big, counter, filterSql, num, poolToken } from './common.js';
 
 /**
  * Keyset cursors (DESIGN §4 extension): base64url JSON of the ordering and the last row's
@@ -53,10 +53,7 @@ export async function settledGames(db: Kysely<Database>, q: SettledGamesQuery): 
   // so the planner walks the pool's index in order (PostgreSQL otherwise ANDs both indexes and
   // sorts every game of the pool). Another token than the pool's keeps both (and matches nothing).
   let token = q.token;
-  if (q.pool !== undefined && token !== undefined) {
-    const p = await db.selectFrom('pools').select('token').where('pool', '=', q.pool).executeTakeFirst();
-    if (p?.token === token) token = undefined;
-  }
+  if (q.pool !== undefined && token !== undefined && (await poolToken(db, q.pool)) === token) token = undefined;
   if (q.creator !== undefined) base = base.where('creator', '=', q.creator);
   if (q.pool !== undefined) base = base.where('pool', '=', q.pool);
   if (token !== undefined) base = base.where('token', '=', token);

@@ -1,9 +1,10 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
 import type { LeaderboardEntry, PlayerQuery, PlayerResult, PlayersQuery, PlayersResult } from '../types.js';
+import { PLAYER_COUNTERS, type RollupTable } from '../rollups.js';
 import { SORT_KEYS } from '../sort-keys.js';
-import { AGG_SUMS, counter, filterSql, num, TOKEN_PROFIT_ORDER, TOKEN_VOLUME_ORDER, tokenSums, windowSource } from './common.js';
+import { AGG_SUMS, counter, filterSql, num, poolToken, TOKEN_PROFIT_ORDER, TOKEN_VOLUME_ORDER, tokenSums, windowSource } from './common.js';
 
 /** GET /player: all-time totals of one user from ru_user_ctp (spec §2 Player statistics; DESIGN §4). */
 export async function player(db: Kysely<Database>, q: PlayerQuery): Promise<PlayerResult | undefined> {
@@ -85,25 +86,27 @@ function leaderboardEntry(r: Record<string, unknown>, singleToken: boolean): Lea
 }
 
 /**
- * The per-player rollup, its filter columns and its counter for each all-time filter shape
- * (migration 0004). A pool implies its token, so pool (± token) reads ru_user_tp and
- * creator + pool (± token) reads ru_user_ctp.
+ * The per-player rollup of each all-time filter shape (migration 0004); its player counter is
+ * named by rollups.ts PLAYER_COUNTERS. A pool implies its token, so pool (± token) reads
+ * ru_user_tp and creator + pool (± token) reads ru_user_ctp.
  */
-function filterShape(q: PlayersQuery): { table: string; counter: string } {
+function filterShape(q: PlayersQuery): { table: RollupTable; counter: string } {
   const { creator: c, token: t, pool: p } = q;
-  if (c !== undefined && p !== undefined) return { table: 'ru_user_ctp', counter: `players:cp:${c}:${p}` };
-  if (p !== undefined) return { table: 'ru_user_tp', counter: `players:p:${p}` };
-  if (c !== undefined && t !== undefined) return { table: 'ru_user_ct', counter: `players:ct:${c}:${t}` };
-  if (t !== undefined) return { table: 'ru_user_t', counter: `players:t:${t}` };
-  return { table: 'ru_user_c', counter: `players:c:${c}` };
+  const table: RollupTable =
+    c !== undefined && p !== undefined ? 'ru_user_ctp'
+    : p !== undefined ? 'ru_user_tp'
+    : c !== undefined && t !== undefined ? 'ru_user_ct'
+    : t !== undefined ? 'ru_user_t'
+    : 'ru_user_c';
+  return { table, counter: PLAYER_COUNTERS[table]!({ creator: c ?? '', token: t ?? '', pool: p ?? '' }) };
 }
 
 /** All-time leaderboard with filters: limit + offset rows of a sort index, total from a counter. */
 async function filteredPlayers(db: Kysely<Database>, q: PlayersQuery, singleToken: boolean): Promise<PlayersResult> {
   // A pool with another token than the one asked for matches no game (its counter would not know).
   if (q.pool !== undefined && q.token !== undefined) {
-    const p = await db.selectFrom('pools').select('token').where('pool', '=', q.pool).executeTakeFirst();
-    if (p !== undefined && p.token !== q.token) return { results: [], total: 0 };
+    const token = await poolToken(db, q.pool);
+    if (token !== undefined && token !== q.token) return { results: [], total: 0 };
   }
   const { table, counter: name } = filterShape(q);
   const rows = await sql<Record<string, unknown>>`select player, plays, wager_hi, wager_lo, payout_hi, payout_lo, jackpot_hi, jackpot_lo,

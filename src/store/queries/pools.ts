@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { dayToDate, hourFloor, MS_PER_DAY, MS_PER_HOUR } from '../../core/index.js';
 import type { Database } from '../schema.js';
 import type { PlatformByPoolEntry, PoolDailyPoint, PoolTotal, RatioPoint, TokenEntry } from '../types.js';
-import { big, dayRange, joinHiLoRow, num } from './common.js';
+import { big, dayRange, joinHiLoRow, num, poolToken } from './common.js';
 
 /** GET /platforms-by-pool: all-time per creator for one pool from ru_ctp; volume desc, creator asc. */
 export async function platformsByPool(db: Kysely<Database>, pool: string): Promise<PlatformByPoolEntry[]> {
@@ -25,8 +25,7 @@ export async function total(db: Kysely<Database>, pool: string): Promise<PoolTot
   const res = await sql<Record<string, unknown>>`select sum(plays) as plays, sum(wager_hi) as wager_hi, sum(wager_lo) as wager_lo, sum(usd_wager) as usd_wager
     from ru_ctp where pool = ${pool}`.execute(db);
   const row = res.rows[0] ?? {};
-  const p = await db.selectFrom('pools').select('token').where('pool', '=', pool).executeTakeFirst();
-  return { pool, token: p?.token ?? null, volume: joinHiLoRow(row, 'wager'), usd_volume: num(row.usd_wager), plays: num(row.plays) };
+  return { pool, token: (await poolToken(db, pool)) ?? null, volume: joinHiLoRow(row, 'wager'), usd_volume: num(row.usd_wager), plays: num(row.plays) };
 }
 
 /** GET /daily: dense daily series of one pool over `days` UTC dates ending today. */
