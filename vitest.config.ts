@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * The suite runs once per store backend (issue 6): project `sqlite` runs every test on SQLite;
+ * The suite runs once per store backend (docs/deployment.md): project `sqlite` runs every test on SQLite;
  * project `postgres` runs the contract, end-to-end, ingest and store tests again with
  * TEST_STORE=postgres, each test run in a fresh schema it creates and drops
  * (test/helpers/store.ts), against TEST_DATABASE_URL (default the local `test` database).

@@ -33,7 +33,7 @@ export interface IngestFigures {
 }
 
 /**
- * Ingest throughput (issue 5 target ≥ 5,000 games/s): the simulator (one day of history,
+ * Ingest throughput (docs/benchmarks.md target ≥ 5,000 games/s): the simulator (one day of history,
  * `games` settled games, its own process, history pass finished first) is backfilled over
  * JSON-RPC by the real indexer (`startIndexing`, its own process) into a fresh SQLite file.
  * Time = from the indexer's start to `backfilled()`.
@@ -103,7 +103,7 @@ export interface SimulatorFigures {
   getTransactionBatch100: { txPerSec: number; p99: number };
 }
 
-/** The simulator's own figures at the dataset's size (issue 3 "Scale"). */
+/** The simulator's own figures at the dataset's size (docs/simulator.md "Scale"). */
 export async function measureSimulator(o: { days: number; playsPerDay: number; durationS: number; log: (m: string) => void }): Promise<SimulatorFigures> {
   const t0 = performance.now();
   const sim = await spawnChild({

@@ -1,7 +1,7 @@
 import type { DatasetMeta } from './dataset.js';
 
 /**
- * The API operations the benchmark measures, each with representative filters (spec §4).
+ * The API operations the benchmark measures, each with representative filters (docs/spec.md §4).
  * `path(i)` gives the i-th URL: for the uncached run, URLs vary over users, creators, pools,
  * startTimes, pages or days so that consecutive requests differ; the cached run repeats `path(0)`.
  */

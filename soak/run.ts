@@ -1,10 +1,10 @@
 /**
- * `npm run soak [-- --duration 60] [-- --url http://127.0.0.1:3000]` — sustained load (issue 7).
+ * `npm run soak [-- --duration 60] [-- --url http://127.0.0.1:3000]` — sustained load (docs/hardening.md).
  *
  * Drives the service for a fixed time with many keys of every tier, each asking faster than its
  * token bucket allows (open loop: 1.5 × its allowance for the run, evenly spaced; at most 6
  * requests in flight per key), over a mix of operations. Then prints, per key, the 200s received against the token-bucket allowance
- * (burst + rpm × duration / 60, DESIGN §4) — each must be within 1 %; p50/p99 latency of the first
+ * (burst + rpm × duration / 60, docs/design.md §4) — each must be within 1 %; p50/p99 latency of the first
  * and the last 10 s (flat: last p99 ≤ 1.5 × first p99, or within 5 ms); server RSS after a 10 s
  * warm-up and at the end (within 10 %). Exit code 0 when every check passes, 1 otherwise.
  *

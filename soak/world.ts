@@ -25,7 +25,7 @@ export interface SoakKey {
 }
 
 /**
- * The keys the soak drives: the three tiers with their DESIGN §4 limits, and enterprise keys with
+ * The keys the soak drives: the three tiers with their docs/design.md §4 limits, and enterprise keys with
  * custom limits small enough that their buckets empty within seconds.
  */
 export const KEY_PLAN: { tier: Tier; rpm?: number; burst?: number; count: number }[] = [

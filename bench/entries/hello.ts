@@ -1,4 +1,4 @@
-// The machine's ceiling: a bare Fastify JSON hello-world in its own process (issue 5).
+// The machine's ceiling: a bare Fastify JSON hello-world in its own process (docs/benchmarks.md).
 import Fastify from 'fastify';
 
 const app = Fastify({ logger: false });

@@ -26,11 +26,11 @@ import type { ApiDeps, RouteDeps } from './types.js';
 /** Longest reuse of the store's counters by /status and /sync/status, ms (see routes/status.ts). */
 const STATUS_COUNTS_TTL_MS = 1000;
 
-/** No route takes a body; a small limit turns abuse into a cheap 413 (DESIGN §4). */
+/** No route takes a body; a small limit turns abuse into a cheap 413 (docs/design.md §4). */
 const DEFAULT_BODY_LIMIT = 16 * 1024;
 
 /**
- * Builds the HTTP API (DESIGN §1 flow: auth → rate limit → validate → query → JSON).
+ * Builds the HTTP API (docs/design.md §1 flow: auth → rate limit → validate → query → JSON).
  * No listening and no side effects: `startServer` listens; tests use real sockets on port 0.
  * The request pipeline of a protected route is: CORS → auth (401) → rate limit (429, headers)
  * → repeated-parameter guard → schema validation (400) → handler (404/503) → serialization.
@@ -44,13 +44,13 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: common.logger,
     genReqId: () => randomUUID(),
-    // snake_case log fields (STYLE habit 11): every line of a request carries request_id.
+    // snake_case log fields (docs/architecture.md convention 11): every line of a request carries request_id.
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     trustProxy: options.trustProxy ?? false,
-    // URL/header sizes, slow-client timeouts, JSON bodies for Node's own client errors (issue 7).
+    // URL/header sizes, slow-client timeouts, JSON bodies for Node's own client errors (docs/hardening.md).
     ...fastifyServerOptions(httpLimits, clock),
-    // Errors before routing (malformed percent-encoding in the path) also get the spec §7 body.
+    // Errors before routing (malformed percent-encoding in the path) also get the docs/spec.md §7 body.
     frameworkErrors: frameworkErrorHandler(clock),
     schemaErrorFormatter: formatValidationError,
     ajv: {
@@ -84,22 +84,22 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   await registerOpenApi(app);
 
   // With the response cache on, /status and /sync/status reuse the store's counters for at most
-  // 1 s (never longer than the cache's TTL; never across an in-process write): DESIGN §5 allows
+  // 1 s (never longer than the cache's TTL; never across an in-process write): docs/design.md §5 allows
   // answers up to the TTL old, and live sync flags are read per request.
   const statusCountsTtlMs = options.cache ? Math.min(Math.max(0, options.cache.ttlMs), STATUS_COUNTS_TTL_MS) : 0;
   const routeDeps: RouteDeps = { store, sync, clock, statusCountsTtlMs };
 
-  // Public scope: no key (DESIGN §4 "Unauthenticated paths").
+  // Public scope: no key (docs/design.md §4 "Unauthenticated paths").
   await app.register(async (pub) => {
     registerHealthRoutes(pub, routeDeps);
   });
 
-  // Protected scope: every operation of spec §4. Hooks added here apply only to these routes.
+  // Protected scope: every operation of docs/spec.md §4. Hooks added here apply only to these routes.
   await app.register(async (api) => {
     registerAuth(api, { keys, limiter, metrics, failureLimits: options.authFailureLimits ?? DEFAULT_AUTH_FAILURE_LIMITS });
     registerRateLimit(api, { limiter, metrics });
     registerQueryGuards(api);
-    // After auth, rate limit and validation; before the query (issue 5). Off unless options.cache is given.
+    // After auth, rate limit and validation; before the query (docs/benchmarks.md). Off unless options.cache is given.
     if (options.cache) registerResponseCache(api, { clock, generation: () => store.generation(), options: options.cache });
     // Before the routes: wraps each handler registered below in the concurrency cap.
     registerConcurrencyLimit(api, { limits: { ...DEFAULT_CONCURRENCY_LIMITS, ...options.concurrency }, metrics });

@@ -1,9 +1,9 @@
 import { AppError } from '../core/index.js';
 
 /**
- * The one error contract (STYLE habit 6; spec §7; DESIGN §4 "Errors"): every API error
+ * The one error contract (docs/architecture.md convention 6; docs/spec.md §7; docs/design.md §4 "Errors"): every API error
  * code, its HTTP status and its default message. docs/errors.md documents each code (a test
- * keeps the two in sync). Messages of 401/429 are the spec's own words (spec §7).
+ * keeps the two in sync). Messages of 401/429 are the spec's own words (docs/spec.md §7).
  */
 export const ERROR_CODES = {
   INVALID_PARAMETER: { status: 400, message: 'Invalid parameter' },
@@ -29,7 +29,7 @@ export function isApiErrorCode(code: string): code is ApiErrorCode {
   return Object.hasOwn(ERROR_CODES, code);
 }
 
-/** The JSON body of every error (spec §7). `retryAfter` only on 429. */
+/** The JSON body of every error (docs/spec.md §7). `retryAfter` only on 429. */
 export interface ErrorBody {
   error: string;
   code: ApiErrorCode;
@@ -50,7 +50,7 @@ export function apiError(code: ApiErrorCode, message?: string, details?: Record<
   return new AppError(code, message ?? ERROR_CODES[code].message, { details });
 }
 
-/** 400 INVALID_PARAMETER whose message names the parameter and the rule (DESIGN §4). */
+/** 400 INVALID_PARAMETER whose message names the parameter and the rule (docs/design.md §4). */
 export function invalidParameter(parameter: string, rule: string): AppError {
   return apiError('INVALID_PARAMETER', `Invalid parameter '${parameter}': ${rule}`, { parameter });
 }

@@ -3,7 +3,7 @@ import type { Common } from '../core/index.js';
 import { startServer, type RunningServer } from './server.js';
 
 /**
- * The Prometheus listener of DESIGN §9: `GET /metrics` (text exposition format from
+ * The Prometheus listener of docs/design.md §9: `GET /metrics` (text exposition format from
  * prom-client) on its own port, bound to loopback by default so it is never public by
  * accident. No key: reach it from the host's scraper only. Off unless METRICS_PORT is set.
  */

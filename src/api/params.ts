@@ -4,7 +4,7 @@ import { invalidParameter } from './errors.js';
 import { ADDRESS_FORMAT } from './schemas.js';
 
 /**
- * Query parameter conversions and the validation message formatter (DESIGN §4: every 400 is
+ * Query parameter conversions and the validation message formatter (docs/design.md §4: every 400 is
  * INVALID_PARAMETER with a message naming the parameter and the rule).
  */
 
@@ -38,7 +38,7 @@ export function parseStartTime(raw: string | undefined): number | undefined {
   return result;
 }
 
-/** Flag values of DESIGN §4 (`onlyJackpots`): present with no value, true/1/yes → true; false/0/no → false. */
+/** Flag values of docs/design.md §4 (`onlyJackpots`): present with no value, true/1/yes → true; false/0/no → false. */
 export const FLAG_VALUES = ['', 'true', '1', 'yes', 'false', '0', 'no'] as const;
 
 export function parseFlag(raw: string | undefined): boolean {
@@ -85,7 +85,7 @@ export function formatValidationError(errors: FastifySchemaValidationError[], da
   return invalidParameter(name, describeRule(name, e.parentSchema));
 }
 
-/** Names of parameters given more than once among those the route declares (DESIGN §4: → 400). */
+/** Names of parameters given more than once among those the route declares (docs/design.md §4: → 400). */
 export function repeatedParameter(query: unknown, declared: Record<string, unknown> | undefined): string | undefined {
   if (!declared || typeof query !== 'object' || query === null) return undefined;
   const q = query as Record<string, unknown>;

@@ -2,25 +2,25 @@ import { ERROR_CODES } from './errors.js';
 
 /**
  * Shared JSON schemas: the one source of the request validation, the response serialization
- * and the OpenAPI document (issue 2). Query parameter rules follow DESIGN §4 "Parameters".
+ * and the OpenAPI document (docs/architecture.md). Query parameter rules follow docs/design.md §4 "Parameters".
  */
 
-/** Custom AJV format: base58 text that decodes to 32 bytes (DESIGN §4; checked with @solana/kit). */
+/** Custom AJV format: base58 text that decodes to 32 bytes (docs/design.md §4; checked with @solana/kit). */
 export const ADDRESS_FORMAT = 'solana-address';
 
-/** `startTime`: Unix ms digits, or an RFC 3339 / ISO 8601 date-time with a zone (DESIGN §4). */
+/** `startTime`: Unix ms digits, or an RFC 3339 / ISO 8601 date-time with a zone (docs/design.md §4). */
 export const START_TIME_PATTERN = '^(\\d{1,16}|\\d{4}-\\d{2}-\\d{2}[Tt]\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?([Zz]|[+-]\\d{2}:\\d{2}))$';
 
-/** Largest `page × itemsPerPage` served with offsets; deeper pages use `cursor` (DESIGN §4). */
+/** Largest `page × itemsPerPage` served with offsets; deeper pages use `cursor` (docs/design.md §4). */
 export const MAX_PAGE_DEPTH = 100_000;
 
 export const ERROR_SCHEMA_ID = 'ApiError';
 
-/** The error body of spec §7, shared by every route (`$ref: 'ApiError#'`). */
+/** The error body of docs/spec.md §7, shared by every route (`$ref: 'ApiError#'`). */
 export const errorSchema = {
   $id: ERROR_SCHEMA_ID,
   type: 'object',
-  description: 'Every error answer (spec §7). `retryAfter` is present on 429 only.',
+  description: 'Every error answer (docs/spec.md §7). `retryAfter` is present on 429 only.',
   required: ['error', 'code', 'timestamp'],
   properties: {
     error: { type: 'string', description: 'Human-readable message' },
@@ -74,7 +74,7 @@ export const cursorParam = {
   type: 'string',
   minLength: 1,
   maxLength: 512,
-  description: 'Opaque keyset cursor: the `nextCursor` of the previous page (extension, DESIGN §4). When set, `page` is ignored.',
+  description: 'Opaque keyset cursor: the `nextCursor` of the previous page (extension, docs/design.md §4). When set, `page` is ignored.',
 } as const;
 
 export const pagingParams = {
@@ -87,7 +87,7 @@ export const chartDaysParam = intParam('Number of UTC dates ending today (today 
 
 // ───────────────────────────── response pieces ─────────────────────────────
 
-/** Token amount in the token's smallest unit, as an exact integer string (spec §2). */
+/** Token amount in the token's smallest unit, as an exact integer string (docs/spec.md §2). */
 export function amount(description: string) {
   return { type: 'string', pattern: '^-?\\d+$', description: `${description} (integer string, smallest token unit)` } as const;
 }

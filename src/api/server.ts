@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 export interface RunningServer {
   /** Base URL, e.g. `http://127.0.0.1:3000` (the actual port when 0 was asked). */
   url: string;
-  /** Stops accepting, lets in-flight requests finish, closes the app (DESIGN §9). */
+  /** Stops accepting, lets in-flight requests finish, closes the app (docs/design.md §9). */
   close(): Promise<void>;
 }
 
@@ -12,7 +12,7 @@ export interface RunningServer {
  * How long `close()` waits for in-flight requests before cutting the remaining connections, ms.
  * Needed because Node stops enforcing its header/request timeouts once `server.close()` runs:
  * without it a client that sent half a request would hold the process until it gave up
- * (DESIGN §9 / issue 7: exit within 10 s of SIGTERM, with time left for the indexer and store).
+ * (docs/design.md §9 / docs/hardening.md: exit within 10 s of SIGTERM, with time left for the indexer and store).
  */
 export const SHUTDOWN_GRACE_MS = 5_000;
 

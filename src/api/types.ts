@@ -14,9 +14,9 @@ export interface ApiOptions {
   bodyLimit?: number;
   /** Fastify `trustProxy` (client IP from X-Forwarded-For behind a proxy); default false. */
   trustProxy?: boolean | string | string[];
-  /** Brute-force guard on failed authentications per client IP (DESIGN §4); default 30/min, burst 30. */
+  /** Brute-force guard on failed authentications per client IP (docs/design.md §4); default 30/min, burst 30. */
   authFailureLimits?: BucketLimits;
-  /** URL/header sizes and slow-client timeouts (issue 7; defaults in DEFAULT_HTTP_LIMITS, docs/hardening.md). */
+  /** URL/header sizes and slow-client timeouts (docs/hardening.md; defaults in DEFAULT_HTTP_LIMITS, docs/hardening.md). */
   httpLimits?: Partial<HttpLimits>;
   /** Cap on concurrent store queries, global and per key (defaults in DEFAULT_CONCURRENCY_LIMITS). */
   concurrency?: Partial<ConcurrencyLimits>;
@@ -37,7 +37,7 @@ declare module 'fastify' {
     apiKey: ApiKeyRecord | null;
   }
   interface FastifyContextConfig {
-    /** Route is reachable without an API key (DESIGN §4: /health, /ready, docs). */
+    /** Route is reachable without an API key (docs/design.md §4: /health, /ready, docs). */
     public?: boolean;
   }
 }

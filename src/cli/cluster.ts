@@ -2,7 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Common } from '../core/index.js';
 
 /**
- * `serve --workers N` (issue 6): the primary forks N API worker processes with node:cluster;
+ * `serve --workers N` (docs/deployment.md): the primary forks N API worker processes with node:cluster;
  * they share the listening port (the primary accepts and hands connections round-robin).
  * The primary itself serves no HTTP: it runs the indexer (unless `--no-indexer`) so there is
  * still exactly one writer. A worker that dies is replaced after a second; on shutdown the

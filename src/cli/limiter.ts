@@ -4,7 +4,7 @@ import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } fro
 
 /**
  * The API's rate limiter from the configuration: Redis buckets shared by every API process
- * when REDIS_URL is set (issue 6; RATE_LIMIT_ON_REDIS_ERROR decides what an outage does),
+ * when REDIS_URL is set (docs/deployment.md; RATE_LIMIT_ON_REDIS_ERROR decides what an outage does),
  * otherwise in-process buckets (one budget per process). Registers its close step.
  */
 export function createConfiguredLimiter(common: Common, config: Pick<Config, 'redisUrl' | 'rateLimitOnRedisError'>): RateLimiter {

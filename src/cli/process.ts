@@ -2,7 +2,7 @@ import type { Common } from '../core/index.js';
 
 /**
  * Ties a long-running command to the process: SIGTERM/SIGINT run the shutdown registry once
- * (stop accepting, finish in-flight work, close pools; DESIGN §9) and exit 0, or 1 when a
+ * (stop accepting, finish in-flight work, close pools; docs/design.md §9) and exit 0, or 1 when a
  * close step failed.
  */
 export function exitOnSignals(common: Common): void {

@@ -19,7 +19,7 @@ export interface IndexingRuntimeOptions {
   store: Store;
   /**
    * 'auto' (default): start the built-in simulator when SOLANA_RPC_URL is unset (demo mode,
-   * DESIGN §1); true: always index the simulator; false: require SOLANA_RPC_URL.
+   * docs/design.md §1); true: always index the simulator; false: require SOLANA_RPC_URL.
    */
   simulate?: boolean | 'auto';
   /** Options for the demo simulator (seed, days, liveRate…), over DEMO_SIMULATION. */

@@ -17,7 +17,7 @@ export type StoreConfig =
       readUrl?: string;
     };
 
-/** What the API does for rate-limited routes when Redis cannot be reached (issue 6). */
+/** What the API does for rate-limited routes when Redis cannot be reached (docs/deployment.md). */
 export type RedisErrorPolicy = 'closed' | 'open';
 
 export interface Config {
@@ -25,10 +25,10 @@ export interface Config {
   host: string;
   store: StoreConfig;
   logLevel: string;
-  /** Unset → the built-in simulator is started and indexed (demo mode, DESIGN §1). */
+  /** Unset → the built-in simulator is started and indexed (demo mode, docs/design.md §1). */
   solanaRpcUrl: string | undefined;
   solanaWsUrl: string | undefined;
-  /** How far back the backfill goes, in days (DESIGN §5; default 365). */
+  /** How far back the backfill goes, in days (docs/design.md §5; default 365). */
   backfillDays: number;
   /** Max getTransaction requests in flight. */
   rpcConcurrency: number;
@@ -45,9 +45,9 @@ export interface Config {
   redisUrl: string | undefined;
   /** RATE_LIMIT_ON_REDIS_ERROR: 'closed' (default) answers 503, 'open' lets requests through unlimited. */
   rateLimitOnRedisError: RedisErrorPolicy;
-  /** Loopback Prometheus listener; undefined = off (DESIGN §9). */
+  /** Loopback Prometheus listener; undefined = off (docs/design.md §9). */
   metricsPort: number | undefined;
-  /** Response cache TTL in ms (DESIGN §5: ≤ 30 s). */
+  /** Response cache TTL in ms (docs/design.md §5: ≤ 30 s). */
   cacheTtlMs: number;
 }
 

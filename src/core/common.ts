@@ -7,7 +7,7 @@ import { createMetrics } from './metrics.js';
 import type { Shutdown } from './shutdown.js';
 import { createShutdown } from './shutdown.js';
 
-/** The bag every factory receives (STYLE habit 2). */
+/** The bag every factory receives (docs/architecture.md convention 2). */
 export interface Common {
   logger: Logger;
   metrics: Metrics;

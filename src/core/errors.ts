@@ -1,5 +1,5 @@
 /**
- * The one error base of the project (STYLE habit 5: errors by kind).
+ * The one error base of the project (docs/architecture.md convention 5: errors by kind).
  *
  * `code` is a machine-readable code (the API maps codes to HTTP statuses in one registry,
  * see src/api/errors.ts and docs/errors.md); `retryable` decides retries in one place

@@ -3,8 +3,8 @@ import { pino, stdSerializers, type DestinationStream, type Logger } from 'pino'
 export type { Logger };
 
 /**
- * Paths the logger always censors: API keys travel in these headers (spec §5). Redaction
- * lives in the logger configuration, never at call sites (STYLE habit 11).
+ * Paths the logger always censors: API keys travel in these headers (docs/spec.md §5). Redaction
+ * lives in the logger configuration, never at call sites (docs/architecture.md convention 11).
  */
 export const REDACT_PATHS = [
   'req.headers["x-api-key"]',
@@ -16,7 +16,7 @@ export const REDACT_PATHS = [
   '*.apiKey',
 ];
 
-/** An API key's shape (64 hex, spec §5.2) anywhere in a logged URL: careless clients put keys in query strings. */
+/** An API key's shape (64 hex, docs/spec.md §5.2) anywhere in a logged URL: careless clients put keys in query strings. */
 const KEY_IN_TEXT = /[0-9a-f]{64}/gi;
 
 /** A URL as it may be logged: anything shaped like an API key replaced by `[redacted]`. */
@@ -42,7 +42,7 @@ const SERIALIZERS = {
 
 export interface LoggerOptions {
   level?: string;
-  /** Pretty output only when stdout is a TTY (DESIGN §9). */
+  /** Pretty output only when stdout is a TTY (docs/design.md §9). */
   pretty?: boolean;
   /** Write somewhere other than stdout (tests capture lines this way). */
   destination?: NodeJS.WritableStream;

@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
- * Prometheus metrics of DESIGN §9, one registry per process (not the global one, so tests
+ * Prometheus metrics of docs/design.md §9, one registry per process (not the global one, so tests
  * can build many apps). Exposed on METRICS_PORT by the CLI.
  */
 export interface Metrics {

@@ -1,5 +1,5 @@
 /**
- * Shutdown registry (STYLE habit 2): every pool, server and timer registers its close step;
+ * Shutdown registry (docs/architecture.md convention 2): every pool, server and timer registers its close step;
  * `close()` runs them in reverse registration order (last opened, first closed), once.
  */
 export interface Shutdown {

@@ -1,4 +1,4 @@
-/** Calendar helpers. All dates are UTC (DESIGN §4: dates are UTC `YYYY-MM-DD`). */
+/** Calendar helpers. All dates are UTC (docs/design.md §4: dates are UTC `YYYY-MM-DD`). */
 
 export const MS_PER_HOUR = 3_600_000;
 export const MS_PER_DAY = 86_400_000;
@@ -18,7 +18,7 @@ export function hourFloor(ms: number): number {
   return Math.floor(ms / MS_PER_HOUR) * MS_PER_HOUR;
 }
 
-/** ISO 8601 UTC with millisecond precision (spec §2). */
+/** ISO 8601 UTC with millisecond precision (docs/spec.md §2). */
 export function isoMs(ms: number): string {
   return new Date(ms).toISOString();
 }

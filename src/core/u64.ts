@@ -1,5 +1,5 @@
 /**
- * Exact token arithmetic (AGENTS "Exact numbers"; DESIGN §3). Amounts are u64 in smallest
+ * Exact token arithmetic (AGENTS "Exact numbers"; docs/design.md §3). Amounts are u64 in smallest
  * units. To keep sums exact in SQL on SQLite (i64) and PostgreSQL alike, every stored amount
  * is split into two 32-bit halves, `hi` and `lo` (amount = hi·2^32 + lo). SUM(hi) and SUM(lo)
  * each stay below 2^63 for up to 2^31 rows, and `joinHiLo` rebuilds the exact BigInt.

@@ -52,7 +52,7 @@ interface PageTask {
 }
 
 /**
- * The backfill (DESIGN §5): pages `getSignaturesForAddress(program, { before, limit, commitment:
+ * The backfill (docs/design.md §5): pages `getSignaturesForAddress(program, { before, limit, commitment:
  * 'finalized' })` from the newest signature back to `cutoff`, fetches each page's transactions
  * and commits the page's events together with the new cursor (its oldest signature) in one
  * store transaction. The next PAGES_AHEAD pages' signatures and transactions are fetched while

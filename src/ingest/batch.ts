@@ -75,7 +75,7 @@ export function prepare(f: Fetched): Prepared {
       continue;
     }
     if (s.err !== null && s.err !== undefined) {
-      // Failed transactions carry no events (DESIGN §5); recorded so they are not fetched again.
+      // Failed transactions carry no events (docs/design.md §5); recorded so they are not fetched again.
       out.signatures.push({ signature: s.signature, slot: s.slot, blockTime: s.blockTime ?? 0, failed: true });
       bump('failed_transaction');
       out.covered++;
@@ -125,7 +125,7 @@ export function pricingNeeds(events: LocatedEvent[]): { mints: Set<string>; pair
 
 /**
  * Resolves decimals and prices for the batch's events, then writes events, signatures, skip
- * counts and the checkpoint `state` in ONE store transaction (DESIGN §5).
+ * counts and the checkpoint `state` in ONE store transaction (docs/design.md §5).
  */
 export async function commit(ctx: IngestContext, p: Prepared, state: Record<string, string>): Promise<WriteResult> {
   const { metrics } = ctx.common;

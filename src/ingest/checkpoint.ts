@@ -1,6 +1,6 @@
 /**
  * Checkpoints of the indexer, kept in the store's sync-state table and committed in the same
- * `writeBatch` as the events they cover (DESIGN §5), so a crash at any moment resumes
+ * `writeBatch` as the events they cover (docs/design.md §5), so a crash at any moment resumes
  * without loss or duplicate.
  */
 export const STATE_KEYS = {

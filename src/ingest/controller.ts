@@ -1,10 +1,10 @@
 /**
  * The sync controller: what the API sees of the indexer (`/status`, `/sync/status`,
- * `POST /sync`; DESIGN §5). The indexer implements it; processes without an indexer use
+ * `POST /sync`; docs/design.md §5). The indexer implements it; processes without an indexer use
  * the idle one.
  */
 export interface SyncState {
-  /** true while a backfill or a triggered sync runs (spec §3). */
+  /** true while a backfill or a triggered sync runs (docs/spec.md §3). */
   syncing: boolean;
   /** End of the last completed pass, Unix ms; null before the first one. */
   lastSync: number | null;

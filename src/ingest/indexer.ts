@@ -49,7 +49,7 @@ export interface Indexer {
 }
 
 /**
- * The indexer (DESIGN §5, issue 4): backfill newest → oldest at `finalized` down to
+ * The indexer (docs/design.md §5, docs/indexer.md): backfill newest → oldest at `finalized` down to
  * BACKFILL_DAYS ago, a live tail at `confirmed` polled every POLL_INTERVAL_MS (woken early by
  * `logsSubscribe` when SOLANA_WS_URL is set), and a periodic re-pricing job. The tail starts at
  * the newest finalized signature seen when the first backfill started, so the two run at the

@@ -3,7 +3,7 @@ import type { Common } from '../core/index.js';
 import { sleep } from '../solana/index.js';
 
 /**
- * Exactly one active indexer per PostgreSQL database and schema (issue 6, DESIGN §1): the
+ * Exactly one active indexer per PostgreSQL database and schema (docs/deployment.md, docs/design.md §1): the
  * leader holds a session-level advisory lock on a dedicated connection. PostgreSQL releases
  * it when that session ends — the process exits or is killed (the kernel closes its socket),
  * or the server drops the connection — so a standby polling `pg_try_advisory_lock` takes
@@ -15,7 +15,7 @@ export interface LeaderElectionOptions {
   url: string;
   /** The store's schema: one leader per schema (default `public`). */
   schema?: string;
-  /** Standby poll interval, ms (default 3000: takeover well within issue 6's 15 s). */
+  /** Standby poll interval, ms (default 3000: takeover well within docs/deployment.md's 15 s). */
   pollIntervalMs?: number;
   /** Leader's liveness check of its lock connection, ms (default 5000). */
   heartbeatMs?: number;

@@ -3,7 +3,7 @@ import type { RpcClient } from '../solana/index.js';
 import type { Store } from '../store/index.js';
 
 /**
- * Mint decimals (DESIGN §6: from the mint account over RPC, cached in the store). The store
+ * Mint decimals (docs/design.md §6: from the mint account over RPC, cached in the store). The store
  * prices a game only when it knows both the decimals and the hour's price, so the indexer
  * resolves decimals before it prices or writes a batch.
  */

@@ -3,7 +3,7 @@ import type { Common } from '../core/index.js';
 import type { BackfillProgress } from './backfill.js';
 
 /**
- * Backfill progress for people (issue 4): a cli-progress bar with rate and ETA when stdout is a
+ * Backfill progress for people (docs/indexer.md): a cli-progress bar with rate and ETA when stdout is a
  * TTY, otherwise one structured log line every `logEveryMs` (default 5 s). Progress is measured
  * in time covered: from the newest block time seen down to the cutoff.
  */

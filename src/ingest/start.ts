@@ -16,7 +16,7 @@ export interface StartIndexingOptions {
   /** Passed through to createIndexer (page size, progress mode, intervals). */
   indexer?: Partial<Omit<IndexerOptions, 'common' | 'config' | 'store' | 'rpc' | 'prices'>>;
   /**
-   * PostgreSQL stores: leader election (issue 6) — the indexer runs only while this process
+   * PostgreSQL stores: leader election (docs/deployment.md) — the indexer runs only while this process
    * holds the leader lock (src/ingest/leader.ts). `false` turns it off. Ignored for SQLite.
    */
   leader?: false | { pollIntervalMs?: number; heartbeatMs?: number; onChange?: (role: 'standby' | 'leader') => void };
@@ -71,7 +71,7 @@ const STANDBY_STATE = { syncing: false, lastSync: null, lagSlots: null, lagSecon
 
 /**
  * An Indexer that runs a fresh inner indexer (`make`) only while this process leads
- * (issue 6). `start()` returns at once and waits for the lock in the background; when the
+ * (docs/deployment.md). `start()` returns at once and waits for the lock in the background; when the
  * lock connection is lost the inner indexer is stopped (its store transaction commits or
  * rolls back whole) and the process stands by again. A new leader resumes from the
  * checkpoints in the store, so nothing is lost or written twice.

@@ -22,7 +22,7 @@ export interface TailPassResult {
 }
 
 /**
- * One live-tail pass (DESIGN §5): polls `getSignaturesForAddress(program, { until: cursor,
+ * One live-tail pass (docs/design.md §5): polls `getSignaturesForAddress(program, { until: cursor,
  * commitment: 'confirmed' })`, pages back with `before` while full pages arrive, and also stops
  * at a slot below the cursor's (a node silently ignores an `until` it cannot find, and would
  * otherwise walk the whole history). New signatures are processed oldest → newest in chunks of

@@ -1,13 +1,13 @@
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-/** A key is 64 hex characters (spec §5.2); we issue lowercase, from 32 CSPRNG bytes (DESIGN §4). */
+/** A key is 64 hex characters (docs/spec.md §5.2); we issue lowercase, from 32 CSPRNG bytes (docs/design.md §4). */
 export const KEY_PATTERN = /^[0-9a-f]{64}$/;
 
 export function generateKey(): string {
   return randomBytes(32).toString('hex');
 }
 
-/** Lowercase hex SHA-256 of the key text: the only form a key is stored in (DESIGN §4). */
+/** Lowercase hex SHA-256 of the key text: the only form a key is stored in (docs/design.md §4). */
 export function hashKey(key: string): string {
   // One-shot crypto.hash (Node ≥ 20.12): a third of createHash().update().digest() per request.
   return hash('sha256', key, 'hex');

@@ -15,12 +15,12 @@ export interface CreateKeyInput {
 
 export interface CreatedKey {
   id: string;
-  /** The key itself, 64 lowercase hex: shown once, never stored (DESIGN §4). */
+  /** The key itself, 64 lowercase hex: shown once, never stored (docs/design.md §4). */
   key: string;
   record: ApiKeyRecord;
 }
 
-/** Outcome of verifying a presented key: a value, not an exception (STYLE habit 5). */
+/** Outcome of verifying a presented key: a value, not an exception (docs/architecture.md convention 5). */
 export type VerifyOutcome = { ok: true; record: ApiKeyRecord } | { ok: false; code: 'UNAUTHORIZED'; reason: 'malformed' | 'unknown' | 'revoked' | 'expired' };
 
 export interface KeyService {
@@ -34,7 +34,7 @@ export interface KeyService {
   /**
    * `verify`'s answer when it needs no store query — a malformed key, or a key whose record this
    * process fetched less than `recordTtlMs` ago — else undefined (then call `verify`). Lets the
-   * API's auth hook stay synchronous on the hot path (issue 5). Never caches an unknown key.
+   * API's auth hook stay synchronous on the hot path (docs/benchmarks.md). Never caches an unknown key.
    */
   verifyCached(key: string): VerifyOutcome | undefined;
   list(): Promise<ApiKeyRecord[]>;

@@ -1,7 +1,7 @@
 import { AppError } from '../core/index.js';
 import type { Tier } from '../store/index.js';
 
-/** Tier limits of spec §8 (requests per minute, burst). Enterprise is custom per key. */
+/** Tier limits of docs/spec.md §8 (requests per minute, burst). Enterprise is custom per key. */
 export const TIER_LIMITS = Object.freeze({
   standard: Object.freeze({ rpm: 100, burst: 200 }),
   premium: Object.freeze({ rpm: 1000, burst: 2000 }),
@@ -9,7 +9,7 @@ export const TIER_LIMITS = Object.freeze({
 
 /**
  * Enterprise defaults when the operator gives no numbers: 10× premium. Burst defaults to
- * twice the rate, the same ratio as the published tiers (spec §8).
+ * twice the rate, the same ratio as the published tiers (docs/spec.md §8).
  */
 export const ENTERPRISE_DEFAULT_RPM = 10_000;
 

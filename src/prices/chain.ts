@@ -2,7 +2,7 @@ import { isAppError, type Common } from '../core/index.js';
 import type { PriceQuote, PriceSource } from './types.js';
 
 /**
- * Asks the sources in order (DESIGN §6: Pyth Hermes → Jupiter → operator overrides); each
+ * Asks the sources in order (docs/design.md §6: Pyth Hermes → Jupiter → operator overrides); each
  * mint takes the first price found. A source that fails *transiently* for mints it covers
  * takes those mints out of this lookup (they stay un-priced and are retried later), so a
  * brief Hermes outage never stores Jupiter's current price for a historical hour forever.

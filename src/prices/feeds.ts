@@ -1,5 +1,5 @@
 /**
- * Known Pyth price feed ids (hex, no 0x) by SPL mint. Source: shared/protocol/gamba-v2.md §6
+ * Known Pyth price feed ids (hex, no 0x) by SPL mint. Source: docs/protocol.md §6
  * (community repos, Hermes `/v2/price_feeds`), USDT/USD from the Pyth price-feed list.
  * Mints without an entry (memecoins such as WIF) are priced by Jupiter or the overrides file.
  */

@@ -20,7 +20,7 @@ export interface MintHour {
 }
 
 /**
- * Prices per (mint, hour), cached in the store (DESIGN §6). `ensure` is called by the
+ * Prices per (mint, hour), cached in the store (docs/design.md §6). `ensure` is called by the
  * indexer before it writes a batch, so the store can price the batch's games as it inserts
  * them, and by the indexer's re-pricing job for the hours `store.unpricedHours()` reports
  * (the store then re-prices those games and their rollups).

@@ -21,7 +21,7 @@ export interface PriceSourcesOptions {
   fetch?: typeof fetch;
 }
 
-/** The DESIGN §6 chain: Pyth Hermes (mints with a feed) → Jupiter current price → overrides file. */
+/** The docs/design.md §6 chain: Pyth Hermes (mints with a feed) → Jupiter current price → overrides file. */
 export function createPriceSources(o: PriceSourcesOptions): PriceSource {
   const sources: PriceSource[] = [];
   if (o.hermesUrl) {

@@ -1,4 +1,4 @@
-/** A USD price of one **whole** token (not per smallest unit) from one source (DESIGN §6). */
+/** A USD price of one **whole** token (not per smallest unit) from one source (docs/design.md §6). */
 export interface PriceQuote {
   usdPrice: number;
   /** Name of the source that answered: 'pyth', 'jupiter', 'override'. */
@@ -8,7 +8,7 @@ export interface PriceQuote {
 }
 
 /**
- * One price source behind the common interface (DESIGN §6). `priceAt` returns the prices it
+ * One price source behind the common interface (docs/design.md §6). `priceAt` returns the prices it
  * knows for the UTC hour starting at `hourMs` (ms); a mint it has no price for is simply
  * absent from the map (a definitive "not here", the chain then asks the next source).
  * It throws an AppError with `retryable: true` when the source is temporarily unreachable:

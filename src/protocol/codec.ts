@@ -17,7 +17,7 @@ import bs58 from 'bs58';
 import { EVENT_DISCRIMINATORS } from './program.js';
 import type { GambaEvent, GameSettled, PoolAction, PoolChange, PoolCreated } from './events.js';
 
-// Borsh layouts written from the IDL (gamba-v2.md §3–§4), built once from @solana/kit codecs:
+// Borsh layouts written from the IDL (docs/protocol.md §3–§4), built once from @solana/kit codecs:
 // u64 little-endian, pubkey 32 raw bytes, string = u32 length + UTF-8, vec<u32> = u32 count + items.
 const u64 = getU64Codec();
 const u32 = getU32Codec();

@@ -5,7 +5,7 @@ import { EVENT_IX_TAG_LE, GAMBA_PROGRAM_ID, LOG_TRUNCATED } from './program.js';
 
 /**
  * The parts of a `getTransaction` result (encoding `json` or `jsonParsed`) the decoder reads.
- * Shapes: Solana JSON-RPC docs, getTransaction (gamba-v2.md §1).
+ * Shapes: Solana JSON-RPC docs, getTransaction (docs/protocol.md §1).
  */
 export interface RpcTransaction {
   slot: number;

@@ -1,5 +1,5 @@
 /**
- * Decoded Gamba v2 events (field order and types from the IDL, gamba-v2.md §4).
+ * Decoded Gamba v2 events (field order and types from the IDL, docs/protocol.md §4).
  * u64 fields are bigint (smallest token units); addresses are base58 strings.
  */
 export interface GameSettled {
@@ -59,7 +59,7 @@ export type GambaEventName = GambaEvent['name'];
 
 /**
  * An event located on chain: the unit the store's write path takes. Idempotency key is
- * (signature, eventIndex) (DESIGN §5). `blockTime` is Unix **seconds** (RPC's unit).
+ * (signature, eventIndex) (docs/design.md §5). `blockTime` is Unix **seconds** (RPC's unit).
  */
 export type LocatedEvent = GambaEvent & {
   signature: string;

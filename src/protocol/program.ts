@@ -1,5 +1,5 @@
 /**
- * Facts about the Gamba v2 program (source: shared/protocol/gamba-v2.md §4, from the
+ * Facts about the Gamba v2 program (source: docs/protocol.md §4, from the
  * gamba-labs IDL; discriminators = sha256("event:<Name>")[0..8], recomputed in tests).
  */
 export const GAMBA_PROGRAM_ID = 'Gamba2hK6KV3quKq854B3sQG1WMdq3zgQLPKqyK4qS18';
@@ -10,7 +10,7 @@ export const EVENT_DISCRIMINATORS = {
   PoolCreated: Uint8Array.from([202, 44, 41, 88, 104, 220, 157, 82]),
 } as const;
 
-/** Instruction discriminators (sha256("global:<snake_name>")[0..8]); gamba-v2.md §4. */
+/** Instruction discriminators (sha256("global:<snake_name>")[0..8]); docs/protocol.md §4. */
 export const INSTRUCTION_DISCRIMINATORS = {
   playGame: Uint8Array.from([37, 88, 207, 85, 42, 144, 122, 197]),
   rngSettle: Uint8Array.from([23, 35, 236, 185, 14, 171, 26, 222]),

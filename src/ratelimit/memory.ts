@@ -12,7 +12,7 @@ export interface MemoryRateLimiterDeps {
 }
 
 /**
- * In-process token buckets (DESIGN §4: the default; one budget per process). Buckets are
+ * In-process token buckets (docs/design.md §4: the default; one budget per process). Buckets are
  * per `bucketId`; callers namespace ids (`key:<id>`, `authfail:<ip>`).
  */
 export function createMemoryRateLimiter(deps: MemoryRateLimiterDeps): RateLimiter {

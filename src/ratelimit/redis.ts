@@ -5,7 +5,7 @@ import type { BucketLimits, RateLimitDecision, RateLimiter } from './types.js';
 
 /**
  * The state transition of src/ratelimit/bucket.ts (`refill`, then take one token) as one
- * atomic Redis script, so every API process shares one budget per bucket (issue 6). It
+ * atomic Redis script, so every API process shares one budget per bucket (docs/deployment.md). It
  * returns the state it found and the time it used; the caller derives the decision from them
  * with the same `decide` the memory limiter uses, so both answer identically
  * (test/scaleout/redis-limiter.test.ts property-tests the two against that model).
@@ -96,7 +96,7 @@ export function limiterRedisOptions(commandTimeoutMs: number): RedisOptions {
 type ScriptReply = [number, string, string, string];
 
 /**
- * Token buckets in Redis (DESIGN §1 scale-out, issue 6): the same math and answers as
+ * Token buckets in Redis (docs/design.md §1 scale-out, docs/deployment.md): the same math and answers as
  * `createMemoryRateLimiter`, shared by every process that uses the same Redis and prefix.
  * Throws nothing at creation; connection problems surface per call according to `onError`.
  */

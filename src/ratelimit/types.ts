@@ -1,6 +1,6 @@
 /**
- * Rate limiting contract (DESIGN §4 "Rate limits"). Async so a shared implementation (Redis,
- * DESIGN §1 scale-out) can sit behind the same interface as the in-process one.
+ * Rate limiting contract (docs/design.md §4 "Rate limits"). Async so a shared implementation (Redis,
+ * docs/design.md §1 scale-out) can sit behind the same interface as the in-process one.
  */
 
 /** Limits of one bucket: capacity `burst` tokens, refilled at `rpm` tokens per minute, evenly. */
@@ -11,11 +11,11 @@ export interface BucketLimits {
   burst: number;
 }
 
-/** The outcome of one `consume` or `peek` (a value, not an exception: STYLE habit 5). */
+/** The outcome of one `consume` or `peek` (a value, not an exception: docs/architecture.md convention 5). */
 export interface RateLimitDecision {
   /** true when a token was available (and, for `consume`, taken). */
   allowed: boolean;
-  /** The per-minute rate, for `X-RateLimit-Limit` (DESIGN §4). */
+  /** The per-minute rate, for `X-RateLimit-Limit` (docs/design.md §4). */
   limit: number;
   /** Whole tokens left after this call, for `X-RateLimit-Remaining`. */
   remaining: number;
@@ -35,7 +35,7 @@ export interface RateLimiter {
   /**
    * `consume` and `peek` answered synchronously, present only on limiters whose buckets live in
    * this process (the memory limiter): the API's hooks then decide without a promise per request
-   * (issue 5 hot path). Same decisions as the async methods; a bad limit throws RangeError
+   * (docs/benchmarks.md hot path). Same decisions as the async methods; a bad limit throws RangeError
    * instead of rejecting. Absent on shared limiters (Redis), whose answer needs a round trip.
    */
   readonly sync?: {

@@ -17,7 +17,7 @@ export const JACKPOT_PROBABILITY_UBPS = 10_000_000n;
 export const UBPS_SCALE = 10_000_000_000n;
 /** A pool pays at most this share of its starting USD liquidity in one game (max payout, sizes wagers). */
 const MAX_PAYOUT_SHARE = 0.005;
-/** The BONK whale's wager (smallest units) and count: 7 × 1.5·10^18 > 2^63 (DESIGN §3: sums beyond i64). */
+/** The BONK whale's wager (smallest units) and count: 7 × 1.5·10^18 > 2^63 (docs/design.md §3: sums beyond i64). */
 export const BONK_WHALE_WAGER = 1_500_000_000_000_000_000n;
 export const BONK_WHALE_GAMES = 7;
 export const WHALE_COUNT = 5;
@@ -30,7 +30,7 @@ export interface PoolDef {
   index: number;
   token: TokenDef;
   address: string;
-  /** Pool authority: the System program for public pools (gamba-v2.md §4), a wallet for private ones. */
+  /** Pool authority: the System program for public pools (docs/protocol.md §4), a wallet for private ones. */
   authority: string;
   lpMint: string;
   underlyingAta: string;
@@ -116,7 +116,7 @@ export async function createEconomy(o: EconomyOptions): Promise<Economy> {
     const tokenWeights = TOKENS.map((t) => (t.index === 0 || r.chance(0.7) ? t.weight * (0.3 + 1.4 * r.next()) : 0));
     let startSegment = 0;
     let endSegment = Infinity;
-    // The two biggest platforms run all along; others start late or stop (issue 3).
+    // The two biggest platforms run all along; others start late or stop (docs/simulator.md).
     if (i >= 2 && H >= 24) {
       if (r.chance(0.25)) startSegment = Math.floor(H * (0.1 + 0.6 * r.next()));
       if (r.chance(0.15)) endSegment = Math.max(startSegment + 1, Math.floor(H * (0.4 + 0.55 * r.next())));

@@ -1,7 +1,7 @@
 import { hash32, Rng, unit } from './rng.js';
 
 /**
- * Fault injection (issue 3): probabilities are per HTTP request to the JSON-RPC endpoint
+ * Fault injection (docs/simulator.md): probabilities are per HTTP request to the JSON-RPC endpoint
  * (the price endpoints and the WebSocket are never faulted). String form, comma-separated:
  *
  *   429=0.1        HTTP 429 with a Retry-After header, probability 0.1

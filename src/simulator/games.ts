@@ -1,6 +1,6 @@
 /**
  * Bet tables of the simulated games. A Gamba bet is a vector of equally likely outcomes, each a
- * payout multiplier in basis points (gamba-v2.md §4: bet [20000,0] = 2x/0x); the RNG picks
+ * payout multiplier in basis points (docs/protocol.md §4: bet [20000,0] = 2x/0x); the RNG picks
  * `resultIndex` and the player receives wager × bet[resultIndex] / 10000. Every table's
  * expected value is ≤ 1 (the house edge; Gamba rejects player-advantage bets), so players
  * lose overall even before fees.
@@ -12,7 +12,7 @@ export const GAME_KINDS: readonly GameKind[] = ['flip', 'dice', 'roulette', 'slo
 export interface BetVariant {
   id: number;
   game: GameKind;
-  /** Third part of the play's metadata, "0:<game>:<label>" (react-ui convention, gamba-v2.md §4). */
+  /** Third part of the play's metadata, "0:<game>:<label>" (react-ui convention, docs/protocol.md §4). */
   label: string;
   bet: readonly number[];
   /** Largest multiplier in bps (sizes the maximum wager against the pool's max payout). */

@@ -16,7 +16,7 @@ import { createChainView } from './view.js';
 import { createLogsPubSub } from './ws.js';
 
 /**
- * The local Solana chain simulator of the Gamba v2 program (issue 3, DESIGN §8): a JSON-RPC
+ * The local Solana chain simulator of the Gamba v2 program (docs/simulator.md, docs/design.md §8): a JSON-RPC
  * node (HTTP + WebSocket on one port), Pyth-Hermes- and Jupiter-compatible price endpoints, and
  * the ground truth of every event. See docs/simulator.md.
  */

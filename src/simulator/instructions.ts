@@ -15,7 +15,7 @@ import { INSTRUCTION_DISCRIMINATORS, pubkeyCodec } from '../protocol/index.js';
 
 /**
  * Instruction data of the transactions the simulator writes: Gamba's Anchor instructions
- * (8-byte discriminator + Borsh args, args from the gamba-labs IDL, gamba-v2.md §4) and the
+ * (8-byte discriminator + Borsh args, args from the gamba-labs IDL, docs/protocol.md §4) and the
  * few native/SPL instructions around them (ComputeBudget, SPL Token, System), all encoded with
  * @solana/kit codecs built once here: the discriminator or tag is a hidden constant prefix, so
  * each `encode` writes the whole instruction data in one buffer. Pubkeys use src/protocol's

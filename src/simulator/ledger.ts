@@ -87,13 +87,13 @@ export interface Ledger {
 /** The ledger is built from the same inputs as the skeleton generator it drives. */
 export type LedgerOptions = SkeletonOptions;
 
-/** HMAC-SHA256(key = rngSeed, msg = `${clientSeed}-${nonce}`): first 5 hex chars as an int (gamba-v2.md §4). */
+/** HMAC-SHA256(key = rngSeed, msg = `${clientSeed}-${nonce}`): first 5 hex chars as an int (docs/protocol.md §4). */
 export function resultNumber(rngSeed: string, clientSeed: string, nonce: bigint): number {
   const hex = createHmac('sha256', rngSeed).update(`${clientSeed}-${nonce}`).digest('hex');
   return parseInt(hex.slice(0, 5), 16);
 }
 
-/** Fee amounts of a game: floor(wager × bps / 10000) each (fees on top of the wager, gamba-v2.md §4). */
+/** Fee amounts of a game: floor(wager × bps / 10000) each (fees on top of the wager, docs/protocol.md §4). */
 export function gameFees(g: GameSkel): { creatorFee: bigint; gambaFee: bigint; poolFee: bigint; jackpotFee: bigint; total: bigint } {
   const bps = (b: number) => (g.wager * BigInt(b)) / 10_000n;
   const creatorFee = bps(g.platform.creatorFeeBps);
@@ -161,7 +161,7 @@ export function createLedger(o: LedgerOptions): Ledger {
     const payout = (g.wager * BigInt(multiplierBps)) / 10_000n;
     const liquidityBefore = st.liquidity;
     const jackpotBefore = st.jackpot;
-    // The escrowed wager and the pool fee enter the pool; the payout leaves it (DESIGN §3 names).
+    // The escrowed wager and the pool fee enter the pool; the payout leaves it (docs/design.md §3 names).
     const liquidity = checkU64(st.liquidity + g.wager + fees.poolFee - payout, 'pool liquidity');
     const jackpotOn = g.platform.jackpotFeeBps > 0;
     let jackpot = st.jackpot + fees.jackpotFee;
@@ -196,7 +196,7 @@ export function createLedger(o: LedgerOptions): Ledger {
       jackpotPayoutToUser: won,
       poolLiquidity: liquidity,
       rngSeed: g.rngSeed,
-      // sha256 (hex) of the seed the RNG will reveal next (gamba-v2.md §4; Game.nextRngSeedHashed).
+      // sha256 (hex) of the seed the RNG will reveal next (docs/protocol.md §4; Game.nextRngSeedHashed).
       nextRngSeedHashed: createHash('sha256').update(`${o.seed}:${nonce}:${g.rngSeed}`).digest('hex'),
       metadata: g.metadata,
     };

@@ -8,7 +8,7 @@ import { TOKENS, TOKEN_BY_MINT, type TokenDef } from './tokens.js';
 /**
  * Price endpoints compatible with Pyth Hermes v2 (`/v2/updates/price/latest`,
  * `/v2/updates/price/{publish_time}`, `/v2/price_feeds`) and Jupiter's price API v3, serving
- * the simulated tokens' hourly price paths (gamba-v2.md §6). Any `Authorization: Bearer` or
+ * the simulated tokens' hourly price paths (docs/protocol.md §6). Any `Authorization: Bearer` or
  * `x-api-key` is accepted, and none is required.
  */
 export const HERMES_PREFIX = '/hermes';
@@ -97,7 +97,7 @@ export function registerPriceRoutes(app: FastifyInstance, deps: { prices: PriceB
     const out: Record<string, unknown> = {};
     for (const id of ids) {
       const t = TOKEN_BY_MINT.get(id);
-      if (!t) continue; // tokens Jupiter cannot price are omitted (gamba-v2.md §6)
+      if (!t) continue; // tokens Jupiter cannot price are omitted (docs/protocol.md §6)
       const usd = prices.usdAtMs(t, now);
       const dayAgo = prices.usdAtMs(t, now - 86_400_000);
       out[id] = {

@@ -1,7 +1,7 @@
 /**
  * Deterministic randomness for the simulator. Everything the chain shows is a pure function of
  * the seed and a label (segment index, entity index…), so any part of history can be rebuilt
- * on demand without holding it in memory (issue 3 "Scale"). Not for cryptography.
+ * on demand without holding it in memory (docs/simulator.md "Scale"). Not for cryptography.
  */
 
 /** 32-bit FNV-1a over the UTF-16 code units of `s`, then a murmur3 finalizer for avalanche. */

@@ -10,7 +10,7 @@ import type { ChainView } from './view.js';
 /**
  * JSON-RPC 2.0 methods of a Solana node, as far as an indexer of one program needs them, with
  * Solana's own error codes and messages (agave rpc-client-api custom_error.rs, rpc.rs;
- * gamba-v2.md §1–§2).
+ * docs/protocol.md §1–§2).
  */
 export const API_VERSION = '2.2.16';
 const FEATURE_SET = 3_294_202_862;

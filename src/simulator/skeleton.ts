@@ -63,7 +63,7 @@ export interface SegmentSkel {
   first: number;
   end: number;
   live: boolean;
-  /** Transactions in block order: slot, then signature bytes (gamba-v2.md §1: in-slot order). */
+  /** Transactions in block order: slot, then signature bytes (docs/protocol.md §1: in-slot order). */
   txs: TxSkel[];
   /** gen → position in `txs`. */
   genToPos: Int32Array;
@@ -82,7 +82,7 @@ export interface SkeletonOptions {
 
 const GAME_POPULARITY: Record<GameKind, number> = { flip: 3, dice: 2, roulette: 1.2, slots: 1.2, plinko: 1, mines: 0.8, crash: 1 };
 
-/** Rates of the other transaction kinds, per game or per day (issue 3: "others without events"). */
+/** Rates of the other transaction kinds, per game or per day (docs/simulator.md: "others without events"). */
 const PLAY_FAIL = 0.035;
 const SETTLE_RETRY = 0.004;
 const BATCH_SETTLE = 0.03;
@@ -90,7 +90,7 @@ const EMIT_CPI = 0.04;
 const POOL_OP_FAIL = 0.02;
 const OTHER_FAIL = 0.01;
 
-/** Intraday, weekly and yearly-trend activity factors, each with mean ≈ 1 (DESIGN §8 seasonality). */
+/** Intraday, weekly and yearly-trend activity factors, each with mean ≈ 1 (docs/design.md §8 seasonality). */
 export function seasonality(ms: number, historyStartMs: number, historyEndMs: number): number {
   const d = new Date(ms);
   const hour = d.getUTCHours() + d.getUTCMinutes() / 60;

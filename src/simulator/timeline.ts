@@ -10,7 +10,7 @@ export const REF_TIME_MS = Date.UTC(2024, 0, 1);
 export const REF_SLOT = 240_000_000;
 export const HISTORY_SEGMENT_SLOTS = 9_000;
 export const LIVE_SEGMENT_SLOTS = 150;
-/** `finalized` trails `confirmed` by ~32 slots (31+ confirmations; gamba-v2.md §1, issue 3). */
+/** `finalized` trails `confirmed` by ~32 slots (31+ confirmations; docs/protocol.md §1, docs/simulator.md). */
 export const FINALITY_LAG = 32;
 /** Skipped (leaderless) slots: one in 19, a fixed pattern so block height has a closed form. */
 const SKIP_PERIOD = 19;

@@ -1,6 +1,6 @@
 /**
  * The simulated tokens: real mainnet mints, decimals and Pyth feed ids (feed ids from
- * gamba-v2.md §6 and community lists; USDT's from the Pyth price feed list).
+ * docs/protocol.md §6 and community lists; USDT's from the Pyth price feed list).
  */
 export interface TokenDef {
   index: number;

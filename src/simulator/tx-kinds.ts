@@ -9,7 +9,7 @@ import { ANCHOR_ERROR, CUSTOM_6000, emitEvent, failAt, TOKEN_CU, transfer, walle
 import type { PlanContext } from './txplan.js';
 
 /**
- * One planner per transaction kind: the accounts of the Gamba IDL instruction (gamba-v2.md §4,
+ * One planner per transaction kind: the accounts of the Gamba IDL instruction (docs/protocol.md §4,
  * gamba-labs IDL account order), its Borsh arguments, the CPIs it makes, its log lines and the
  * token balances it moves. A planner fills the builder and sets `err` when the transaction fails.
  */
@@ -211,7 +211,7 @@ function planPoolOp(k: KindArgs): void {
         [SYSTEM_PROGRAM, ''],
       ];
   if (tx.emitCpi) accounts.push([eco.eventAuthority, ''], [GAMBA_PROGRAM_ID, '']);
-  // The instruction takes underlying for deposits and LP units for withdrawals (gamba-v2.md §4).
+  // The instruction takes underlying for deposits and LP units for withdrawals (docs/protocol.md §4).
   const ix = b.ix(GAMBA_PROGRAM_ID, accounts, deposit ? gambaIx.poolDeposit(op.amount) : gambaIx.poolWithdraw(op.lp));
   logs.invoke(GAMBA_PROGRAM_ID, 1, tx.programCu, () => {
     logs.log(deposit ? 'Instruction: PoolDeposit' : 'Instruction: PoolWithdraw');

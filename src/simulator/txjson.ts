@@ -16,7 +16,7 @@ import type { InnerIxPlan, IxPlan, TxPlan } from './txplan.js';
 /**
  * Compiles a TxPlan into the message layout (account ordering, header, indexes, lookups) and
  * renders getTransaction results in the `json`, `jsonParsed`, `base64` and `base58` encodings
- * (shapes: Solana JSON-RPC getTransaction docs, agave transaction-status UI types; gamba-v2.md §1).
+ * (shapes: Solana JSON-RPC getTransaction docs, agave transaction-status UI types; docs/protocol.md §1).
  */
 export type TxEncoding = 'json' | 'jsonParsed' | 'base64' | 'base58';
 
@@ -120,7 +120,7 @@ function uiAmount(amount: bigint, decimals: number) {
   return {
     amount: amount.toString(),
     decimals,
-    // Zero balances are reported with a null uiAmount (as in the RPC example, gamba-v2.md §1).
+    // Zero balances are reported with a null uiAmount (as in the RPC example, docs/protocol.md §1).
     uiAmount: amount === 0n ? null : Number(amount) / 10 ** decimals,
     uiAmountString: frac ? `${whole}.${frac}` : whole,
   };

@@ -11,7 +11,7 @@ import type { ChainView } from './view.js';
 /**
  * The PubSub side of the node on the same port: `logsSubscribe` / `logsUnsubscribe`
  * (filter "all" | "allWithVotes" | {mentions:[one address]}), with notifications shaped as
- * mainnet sends them (gamba-v2.md §1: `logsNotification` with context.slot and
+ * mainnet sends them (docs/protocol.md §1: `logsNotification` with context.slot and
  * {signature, err, logs}). New transactions are pushed as the head passes their slot at the
  * subscription's commitment (default finalized).
  */

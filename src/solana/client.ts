@@ -18,7 +18,7 @@ export interface TxQuery extends CallOptions {
 
 /**
  * The Solana JSON-RPC client: the transport (retries, rate cap, concurrency, batches) plus
- * typed helpers for the methods the indexer uses (Solana RPC docs; gamba-v2.md §1).
+ * typed helpers for the methods the indexer uses (Solana RPC docs; docs/protocol.md §1).
  */
 export interface RpcClient extends RpcTransport {
   /** Newest → oldest signatures involving `address`; Unix-seconds blockTimes. */

@@ -1,10 +1,10 @@
 import { AppError } from '../core/index.js';
 
 /**
- * Mapping of transport and JSON-RPC failures to AppError kinds (STYLE habit 5), so retries
+ * Mapping of transport and JSON-RPC failures to AppError kinds (docs/architecture.md convention 5), so retries
  * are decided in one place from `retryable`.
  *
- * Retryable JSON-RPC codes (agave rpc-client-api custom_error.rs; gamba-v2.md §2):
+ * Retryable JSON-RPC codes (agave rpc-client-api custom_error.rs; docs/protocol.md §2):
  * -32004 block not available yet, -32005 node unhealthy/behind, -32014 block status not yet
  * available, -32016 min context slot not reached, -32019 long-term storage unreachable,
  * -32603 internal error (providers use it for transient upstream failures), and 429 which

@@ -31,7 +31,7 @@ export interface LogsSubscription {
 
 /**
  * `logsSubscribe` with `{ mentions: [address] }`, reconnecting with backoff forever until closed.
- * It is only a wake-up signal for the tail: polling stays the safety net (DESIGN §5), so
+ * It is only a wake-up signal for the tail: polling stays the safety net (docs/design.md §5), so
  * nothing here needs to be reliable.
  */
 export function subscribeLogs(o: LogsSubscriptionOptions): LogsSubscription {

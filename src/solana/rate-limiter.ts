@@ -3,7 +3,7 @@ import { sleep } from './sleep.js';
 /**
  * Client-side request-rate cap: a token bucket holding up to `ratePerSec` tokens (one second
  * of burst), refilled continuously. A batch takes one token per item (providers count batch
- * items as requests: Helius and the public mainnet limits in gamba-v2.md §2). A caller may
+ * items as requests: Helius and the public mainnet limits in docs/protocol.md §2). A caller may
  * overdraw (a batch larger than the bucket goes when the bucket is non-empty), so the long-run
  * rate stays at `ratePerSec` without starving large batches.
  */

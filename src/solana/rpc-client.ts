@@ -7,7 +7,7 @@ import { postJson } from './transport.js';
 import type { BatchOutcome, RpcCallSpec } from './types.js';
 
 /**
- * Largest batch we send: Helius caps getTransaction batches at 100 (gamba-v2.md §2), and
+ * Largest batch we send: Helius caps getTransaction batches at 100 (docs/protocol.md §2), and
  * getMultipleAccounts takes at most 100 keys.
  */
 export const MAX_BATCH = 100;

@@ -1,6 +1,6 @@
 /**
  * Solana JSON-RPC result shapes the indexer reads (Solana RPC docs: getSignaturesForAddress,
- * getTransaction, getAccountInfo; summarised in shared/protocol/gamba-v2.md §1).
+ * getTransaction, getAccountInfo; summarised in docs/protocol.md §1).
  * Only the fields we use are typed; everything else passes through untouched.
  */
 export type Commitment = 'processed' | 'confirmed' | 'finalized';

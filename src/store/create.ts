@@ -31,7 +31,7 @@ export interface CreateStoreOptions {
    * SQLite only: the connection's page cache, MiB (default 64: the write path's rollup and index
    * B-trees stay cached during ingest). A process that only reads (`serve --no-indexer`, API
    * workers) sets it lower: the OS page cache keeps the file's hot pages outside the process's
-   * RSS anyway (issue 5 target "API RSS ≤ 250 MB").
+   * RSS anyway (docs/benchmarks.md target "API RSS ≤ 250 MB").
    */
   cacheMiB?: number;
 }
@@ -47,7 +47,7 @@ function openSqlite(path: string, busyTimeoutMs: number, cacheMiB: number): Kyse
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
   // Checkpoint every ~40 MB of WAL instead of 4 MB: a write batch dirties pages of ~20 indexes,
-  // and frequent checkpoints re-copied them (issue 5 write-path profile); temp b-trees in memory.
+  // and frequent checkpoints re-copied them (docs/benchmarks.md write-path profile); temp b-trees in memory.
   database.pragma('wal_autocheckpoint = 10000');
   database.pragma('temp_store = MEMORY');
   database.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
@@ -70,7 +70,7 @@ function openPostgres(url: string, schema: string | undefined): Kysely<Database>
 }
 
 /**
- * Opens the store (SQLite file by default, PostgreSQL for `postgres://` URLs; DESIGN §1, §7)
+ * Opens the store (SQLite file by default, PostgreSQL for `postgres://` URLs; docs/design.md §1, §7)
  * and applies migrations. Throws AppError STORE_UNAVAILABLE / STORE_MIGRATION_FAILED.
  */
 export async function createStore(opts: CreateStoreOptions): Promise<Store> {
@@ -90,7 +90,7 @@ export async function createStore(opts: CreateStoreOptions): Promise<Store> {
     }
   }
   const db = config.kind === 'sqlite' ? openSqlite(config.path, opts.busyTimeoutMs ?? 5000, opts.cacheMiB ?? 64) : openPostgres(config.url, schema);
-  // DATABASE_READ_URL (issue 6): the API's queries go to a replica; writes, keys and state stay on the primary.
+  // DATABASE_READ_URL (docs/deployment.md): the API's queries go to a replica; writes, keys and state stay on the primary.
   const readDb = config.kind === 'postgres' && config.readUrl ? openPostgres(config.readUrl, schema) : undefined;
   const decimals = new Map<string, number>();
   const loadMints = async () => {
@@ -141,7 +141,7 @@ export async function createStore(opts: CreateStoreOptions): Promise<Store> {
       return rows.map((r) => ({ mint: r.mint, hourMs: Number(r.hour_ms), usdPrice: Number(r.usd_price), source: r.source, publishTime: r.publish_time === null ? null : Number(r.publish_time) }));
     },
     async unpricedHours(limit) {
-      // Games and pool changes both wait for their (mint, hour) price (DESIGN §6).
+      // Games and pool changes both wait for their (mint, hour) price (docs/design.md §6).
       const res = await sql<{ token: string; hour_ms: unknown }>`select token, hour_ms from games where usd_per_unit is null
           union select token, hour_ms from pool_changes where usd_per_unit is null
         order by hour_ms, token limit ${limit}`.execute(db);

@@ -1,7 +1,7 @@
 import { sql, type Expression, type RawBuilder } from 'kysely';
 
 /**
- * Every difference between SQLite and PostgreSQL lives here (STYLE habit 7); queries are
+ * Every difference between SQLite and PostgreSQL lives here (docs/architecture.md convention 7); queries are
  * written once against this adapter.
  */
 export interface DialectAdapter {

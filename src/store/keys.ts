@@ -14,7 +14,7 @@ const toRecord = (r: Database['api_keys']): ApiKeyRecord => ({
   revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
 });
 
-/** API key rows: only the SHA-256 hash of a key is stored (DESIGN §4). */
+/** API key rows: only the SHA-256 hash of a key is stored (docs/design.md §4). */
 export function createApiKeyStore(db: Kysely<Database>): ApiKeyStore {
   return {
     async insert(k) {

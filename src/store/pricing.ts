@@ -3,14 +3,14 @@ import type { Database } from './schema.js';
 
 /**
  * USD per smallest unit = USD price of one whole token / 10^decimals, at the UTC hour of the
- * event (DESIGN §6). Unknown decimals or unknown price → null (the event is un-priced).
+ * event (docs/design.md §6). Unknown decimals or unknown price → null (the event is un-priced).
  */
 export function usdPerUnit(usdPrice: number | undefined, decimals: number | undefined): number | null {
   if (usdPrice === undefined || decimals === undefined) return null;
   return usdPrice / 10 ** decimals;
 }
 
-/** USD values of one game (DESIGN §3). p null → all 0 (un-priced). */
+/** USD values of one game (docs/design.md §3). p null → all 0 (un-priced). */
 export function gameUsd(
   g: { wager: bigint; payout: bigint; jackpot: bigint; creatorFee: bigint; gambaFee: bigint; poolFee: bigint; jackpotFee: bigint },
   p: number | null,

@@ -55,7 +55,7 @@ export function gameDelta(g: GameFacts): GameDelta {
   };
 }
 
-/** Delta of re-pricing a stored game: only its USD values (DESIGN §6). */
+/** Delta of re-pricing a stored game: only its USD values (docs/design.md §6). */
 export function repriceDelta(g: GameFacts): GameDelta {
   return { plays: 0, jackpots: 0, wager_hi: 0, wager_lo: 0, payout_hi: 0, payout_lo: 0, jackpot_hi: 0, jackpot_lo: 0, ...usdPart(g) };
 }
@@ -228,7 +228,7 @@ async function upsertRollups(
 
 /**
  * Named counters (table ru_counter) accumulated per batch and added in one upsert: totals
- * that would otherwise be COUNT(*) over history (DESIGN §7). Names: 'signatures',
+ * that would otherwise be COUNT(*) over history (docs/design.md §7). Names: 'signatures',
  * 'pool_changes', 'pool_changes:<pool>', 'unpriced_games', and the player counters (PLAYER_COUNTERS).
  */
 export class CounterAccumulator {

@@ -34,7 +34,7 @@ export interface GamesTable {
   multiplier_bps: number;
   is_jackpot: number;
   pool_liquidity: string;
-  /** USD per smallest unit at the game's hour; null = un-priced (DESIGN §6). */
+  /** USD per smallest unit at the game's hour; null = un-priced (docs/design.md §6). */
   usd_per_unit: number | null;
   usd_wager: number;
   usd_profit: number;

@@ -1,5 +1,5 @@
 /**
- * Leaderboard sort keys of one rollup row (GET /players `sortBy`, spec §4; DESIGN §4), as SQL
+ * Leaderboard sort keys of one rollup row (GET /players `sortBy`, docs/spec.md §4; docs/design.md §4), as SQL
  * expressions over GameSums columns. The per-filter player rollups of migration 0004 are
  * indexed on exactly these expressions, and queries must ORDER BY the same text, or neither
  * SQLite nor PostgreSQL uses the index: changing one means a new migration.

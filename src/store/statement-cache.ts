@@ -4,7 +4,7 @@ import { CompiledQuery, type Kysely, type QueryResult, type SqliteDatabase } fro
 /**
  * better-sqlite3 behind Kysely with a bounded cache of prepared statements, keyed by SQL text.
  * Kysely's SQLite driver prepares every query afresh; re-preparing the same text was ~12% of
- * the write path's CPU (node --cpu-prof, issue 5). Safe because Kysely runs one query at a time
+ * the write path's CPU (node --cpu-prof, docs/benchmarks.md). Safe because Kysely runs one query at a time
  * on SQLite's single connection (its driver holds a mutex), so a statement is never re-entered.
  */
 export function cachingSqliteDatabase(db: BetterSqlite3.Database, max = 500): SqliteDatabase {

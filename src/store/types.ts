@@ -2,11 +2,11 @@ import type { LocatedEvent } from '../protocol/index.js';
 
 /**
  * The store's public contract: one write path (the indexer), many readers (the API).
- * Raw events are the truth; rollups are derived and rebuildable (DESIGN §7).
+ * Raw events are the truth; rollups are derived and rebuildable (docs/design.md §7).
  *
  * Units everywhere: `*Ms`/`time`-like fields are Unix **milliseconds**; `blockTime` is Unix
  * **seconds** (RPC's unit); token amounts are `bigint` in the token's smallest unit; USD
- * amounts are JS numbers. A game with no known price contributes 0 USD until re-priced (DESIGN §6).
+ * amounts are JS numbers. A game with no known price contributes 0 USD until re-priced (docs/design.md §6).
  */
 
 // ───────────────────────────── write path ─────────────────────────────
@@ -45,7 +45,7 @@ export interface MintInfo {
   decimals: number;
 }
 
-/** USD price of one whole token for one UTC hour (DESIGN §6). Stored prices never change. */
+/** USD price of one whole token for one UTC hour (docs/design.md §6). Stored prices never change. */
 export interface HourlyPrice {
   mint: string;
   /** Start of the UTC hour, ms. */
@@ -61,7 +61,7 @@ export interface HourlyPrice {
 
 export type Tier = 'standard' | 'premium' | 'enterprise';
 
-/** A stored API key: only the SHA-256 hash of the key is kept (DESIGN §4). */
+/** A stored API key: only the SHA-256 hash of the key is kept (docs/design.md §4). */
 export interface ApiKeyRecord {
   id: string;
   name: string;
@@ -90,7 +90,7 @@ export interface ApiKeyStore {
 
 export type SortDirection = 'ASC' | 'DESC';
 
-/** Paging of event listings: `page`×`itemsPerPage` as the spec says, or an opaque keyset `cursor` (DESIGN §4). */
+/** Paging of event listings: `page`×`itemsPerPage` as the spec says, or an opaque keyset `cursor` (docs/design.md §4). */
 export interface Paging {
   itemsPerPage: number;
   page: number;
@@ -152,7 +152,7 @@ export interface LeaderboardEntry {
   total_plays: number;
   usd_volume: number;
   usd_profit: number;
-  /** null when the query spans more than one token (DESIGN §4). */
+  /** null when the query spans more than one token (docs/design.md §4). */
   token_volume: bigint | null;
   token_profit: bigint | null;
   biggest_win_usd: number;
@@ -314,7 +314,7 @@ export interface Queries {
   platformsByPool(pool: string): Promise<PlatformByPoolEntry[]>;
   /** Ordered by usd_volume desc, then token. */
   tokens(q: { creator?: string }): Promise<TokenEntry[]>;
-  /** Hourly points over [now − 30 d, now] (DESIGN §4). */
+  /** Hourly points over [now − 30 d, now] (docs/design.md §4). */
   ratio(q: { pool: string; now: number }): Promise<RatioPoint[]>;
   total(pool: string): Promise<PoolTotal>;
   daily(q: { pool: string; days: number; now: number }): Promise<PoolDailyPoint[]>;
@@ -348,7 +348,7 @@ export interface Store {
   /**
    * Increments after every write this Store object committed (writeBatch, putPrices,
    * rebuildRollups, setState excluded). Response caches key on it so an in-process write is
-   * never hidden; writes by other processes are bounded by the cache TTL instead (DESIGN §5).
+   * never hidden; writes by other processes are bounded by the cache TTL instead (docs/design.md §5).
    */
   generation(): number;
   readonly keys: ApiKeyStore;

@@ -186,7 +186,7 @@ async function ensurePools(db: Db, pools: Map<string, string>): Promise<void> {
     .execute();
 }
 
-/** The one write path (DESIGN §7): events, signatures, checkpoints and rollups in one transaction. */
+/** The one write path (docs/design.md §7): events, signatures, checkpoints and rollups in one transaction. */
 export async function writeBatch(db: Kysely<Database>, a: DialectAdapter, decimals: Map<string, number>, batch: WriteBatch): Promise<WriteResult> {
   return db.transaction().execute(async (trx) => {
     const ctx: Ctx = {
@@ -306,7 +306,7 @@ export async function putPrices(db: Kysely<Database>, a: DialectAdapter, decimal
   });
 }
 
-/** Recomputes every rollup and counter from raw events, in one transaction (STYLE habit 3). */
+/** Recomputes every rollup and counter from raw events, in one transaction (docs/architecture.md convention 3). */
 export async function rebuildRollups(db: Kysely<Database>, a: DialectAdapter): Promise<void> {
   await rebuildRollupsIn(db, a);
 }

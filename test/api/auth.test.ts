@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type TestApp, buildTestApp } from '../helpers/app.js';
 import { expectError, http } from './support.js';
 
-/** Authentication (spec §5, DESIGN §4): header precedence, one 401 for every bad key, per-IP guard. */
+/** Authentication (docs/spec.md §5, docs/design.md §4): header precedence, one 401 for every bad key, per-IP guard. */
 describe('authentication', () => {
   let t: TestApp;
   let good: string;
@@ -85,7 +85,7 @@ describe('authentication', () => {
     const a = await get({ 'X-API-Key': other, Authorization: `Bearer ${flip(good)}` });
     expect(a.status).toBe(200);
     expect(a.headers.get('x-ratelimit-limit')).toBe('1000');
-    // Wrong X-API-Key, right Bearer → 401 (DESIGN §4).
+    // Wrong X-API-Key, right Bearer → 401 (docs/design.md §4).
     expectError(await get({ 'X-API-Key': flip(good), Authorization: `Bearer ${good}` }), 401, 'UNAUTHORIZED');
     // Two right keys: the X-API-Key one is used.
     const c = await get({ 'X-API-Key': good, Authorization: `Bearer ${other}` });

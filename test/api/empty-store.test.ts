@@ -3,7 +3,7 @@ import { dayToDate, dayOf, isoMs } from '../../src/core/index.js';
 import { type TestApp, buildTestApp } from '../helpers/app.js';
 import { ADDR, MINT, OPERATIONS, call, expectError, http } from './support.js';
 
-/** An empty store answers every operation with zeros and empty lists, never an error (issue 2 "Done when"). */
+/** An empty store answers every operation with zeros and empty lists, never an error (docs/architecture.md "Done when"). */
 let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp();

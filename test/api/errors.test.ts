@@ -12,7 +12,7 @@ import { type TestApp, buildTestApp } from '../helpers/app.js';
 import { setupStore } from '../helpers/store.js';
 import { type Res, expectError, http } from './support.js';
 
-/** The error contract (spec §7, DESIGN §4 "Errors"): one JSON body for every error, framework ones included. */
+/** The error contract (docs/spec.md §7, docs/design.md §4 "Errors"): one JSON body for every error, framework ones included. */
 
 /** A raw request, so the path reaches the server byte for byte (fetch would normalise it). */
 function rawGet(baseUrl: string, path: string, headers: Record<string, string> = {}): Promise<Res> {
@@ -179,7 +179,7 @@ describe('the registry and docs/errors.md', () => {
     expect(row).toContain(message);
   });
 
-  test('the spec §7 messages are kept', () => {
+  test('the docs/spec.md §7 messages are kept', () => {
     expect(ERROR_CODES.MISSING_API_KEY).toEqual({ status: 401, message: 'API key required' });
     expect(ERROR_CODES.UNAUTHORIZED).toEqual({ status: 401, message: 'Invalid API key' });
     expect(ERROR_CODES.RATE_LIMITED).toEqual({ status: 429, message: 'Rate limit exceeded' });

@@ -1,5 +1,5 @@
 /**
- * The cheap request path of issue 5 (cached throughput) keeps every documented behaviour:
+ * The cheap request path of docs/benchmarks.md (cached throughput) keeps every documented behaviour:
  * - auth and the per-key rate limit answer the same whether the limiter and the key service
  *   answer synchronously (in-process limiter, key records reused for `recordTtlMs`, as `serve`
  *   runs) or through promises (a limiter without the `sync` facet, like Redis; no record reuse);

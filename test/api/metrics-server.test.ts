@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { startMetricsServer } from '../../src/api/index.js';
 import { createCommon } from '../../src/core/index.js';
 
-describe('METRICS_PORT listener (DESIGN §9)', () => {
+describe('METRICS_PORT listener (docs/design.md §9)', () => {
   test('serves the process registry in Prometheus text format on loopback, and closes with the shutdown registry', async () => {
     const common = createCommon();
     common.metrics.eventsStored.inc({ kind: 'GameSettled' }, 3);

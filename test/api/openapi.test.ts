@@ -42,7 +42,7 @@ test.each(OPERATIONS)('$method $path: parameters, success and error responses', 
   }
 });
 
-test('parameter rules and defaults are in the document (DESIGN §4)', () => {
+test('parameter rules and defaults are in the document (docs/design.md §4)', () => {
   const params = (path: string) => Object.fromEntries((doc.paths[path].get.parameters as any[]).map((p) => [p.name, p.schema]));
   expect(params('/players').limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 1000, default: 10 });
   expect(params('/players').sortBy.enum).toEqual(['usd_profit', 'usd_volume', 'token_profit', 'token_volume']);

@@ -3,7 +3,7 @@ import { type TestApp, buildTestApp } from '../helpers/app.js';
 import { OPERATIONS, call, expectError, http, rateHeaders } from './support.js';
 
 /**
- * The shared generator (STYLE habit 8): every protected operation gets its missing-key,
+ * The shared generator (docs/architecture.md convention 8): every protected operation gets its missing-key,
  * bad-key, revoked-key, expired-key and 429 tests, from one table.
  */
 let t: TestApp;
@@ -21,7 +21,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-test('the table covers every protected operation of the OpenAPI document (17, spec §4)', async () => {
+test('the table covers every protected operation of the OpenAPI document (17, docs/spec.md §4)', async () => {
   const doc = (await http(t.baseUrl, '/openapi.json')).body;
   const documented: string[] = [];
   for (const [path, item] of Object.entries<Record<string, { security?: unknown[] }>>(doc.paths)) {

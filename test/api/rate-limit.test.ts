@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type TestApp, buildTestApp } from '../helpers/app.js';
 import { ADDR, expectError, http, rateHeaders } from './support.js';
 
-/** Rate limits over HTTP (spec §8, DESIGN §4), time driven by a ManualClock. */
+/** Rate limits over HTTP (docs/spec.md §8, docs/design.md §4), time driven by a ManualClock. */
 let t: TestApp;
 beforeAll(async () => {
   // Start on a whole second so reset/retry arithmetic below is easy to read.

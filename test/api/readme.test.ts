@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { expect, test } from 'vitest';
 import { OPERATIONS } from './support.js';
 
-/** The README documents every operation with a curl example and keeps its two-command Quickstart (issue 2). */
+/** The README documents every operation with a curl example and keeps its two-command Quickstart (docs/architecture.md). */
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
 test.each(OPERATIONS)('README has a curl example for $method $path', (op) => {

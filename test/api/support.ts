@@ -13,7 +13,7 @@ export interface Operation {
   emptyStatus: number;
 }
 
-/** The 17 operations of spec §4, each with a valid request. */
+/** The 17 operations of docs/spec.md §4, each with a valid request. */
 export const OPERATIONS: Operation[] = [
   { method: 'GET', path: '/status', emptyStatus: 200 },
   { method: 'GET', path: '/sync/status', emptyStatus: 200 },
@@ -67,7 +67,7 @@ export function call(baseUrl: string, op: Operation, init: RequestInit & { key?:
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-/** Asserts the spec §7 error body: exactly error, code, timestamp (+ retryAfter on 429). */
+/** Asserts the docs/spec.md §7 error body: exactly error, code, timestamp (+ retryAfter on 429). */
 export function expectError(res: Res, status: number, code: string, parameter?: string): void {
   expect(res.status, res.text).toBe(status);
   expect(res.headers.get('content-type')).toMatch(/^application\/json/);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type TestApp, buildTestApp } from '../helpers/app.js';
 import { ADDR, MINT, expectError, http, rateHeaders } from './support.js';
 
-/** Every parameter rule of DESIGN §4 → 400 INVALID_PARAMETER naming the parameter (and the rule). */
+/** Every parameter rule of docs/design.md §4 → 400 INVALID_PARAMETER naming the parameter (and the rule). */
 let t: TestApp;
 beforeAll(async () => {
   t = await buildTestApp();
@@ -132,7 +132,7 @@ describe('invalid parameters → 400 INVALID_PARAMETER', () => {
   });
 });
 
-/** Edges that are valid (the rules are not stricter than DESIGN §4). */
+/** Edges that are valid (the rules are not stricter than docs/design.md §4). */
 const VALID: string[] = [
   '/players?limit=1',
   '/players?limit=1000',

@@ -1,5 +1,5 @@
 /**
- * The first-run demo (DESIGN §1, issue 4 "Done when"): `serve` with no SOLANA_RPC_URL on an
+ * The first-run demo (docs/design.md §1, docs/indexer.md "Done when"): `serve` with no SOLANA_RPC_URL on an
  * empty store starts the simulator, indexes it, prints a fresh key once with a curl line, and
  * within a minute the API answers with data from the simulated chain; new games keep arriving;
  * SIGTERM exits 0.

@@ -1,6 +1,6 @@
 /**
  * Chart endpoints against the oracle: /chart/plays, /chart/daily-usd, /chart/dao-usd — dense UTC
- * series of `days` dates ending today (default 300, spec §8.4; DESIGN §4), optional creator.
+ * series of `days` dates ending today (default 300, docs/spec.md §8.4; docs/design.md §4), optional creator.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MS_PER_DAY, dayOf, dayToDate } from '../../src/core/index.js';

@@ -1,12 +1,12 @@
 /**
  * Deep comparison of an API answer with the oracle's expected JSON: same keys, same JSON
- * types, exact strings/booleans/nulls, exact integers for integer fields (spec §2: counts and
- * ms times are integers), and USD numbers within a relative tolerance (DESIGN §3: IEEE doubles
+ * types, exact strings/booleans/nulls, exact integers for integer fields (docs/spec.md §2: counts and
+ * ms times are integers), and USD numbers within a relative tolerance (docs/design.md §3: IEEE doubles
  * are fine for USD; the store may sum in another order).
  */
 import { expect } from 'vitest';
 
-/** Fields that are JSON integers (spec §2 tables, DESIGN §4 responses). */
+/** Fields that are JSON integers (docs/spec.md §2 tables, docs/design.md §4 responses). */
 const INTEGER_KEYS = new Set([
   'players', 'plays', 'creators', 'active_players', 'first_bet_time', 'total_plays', 'first_play', 'last_play',
   'last_activity', 'time', 'total', 'unique_players', 'totalGames', 'totalSignatures', 'totalPoolChanges',

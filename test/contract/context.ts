@@ -12,7 +12,7 @@ import { setupStore } from '../helpers/store.js';
 
 export { loadFixture, type LoadOrder };
 
-/** The fixture every contract file uses (issue 2: "a few thousand generated games and pool changes"). */
+/** The fixture every contract file uses (docs/architecture.md: "a few thousand generated games and pool changes"). */
 export const FIXTURE_OPTIONS = { seed: 20260115, games: 3000, poolChanges: 300 } as const;
 
 export interface Contract {

@@ -1,5 +1,5 @@
 /**
- * The fixture has what the contract tests rely on (issue 2 "Tests that must exist"): checked
+ * The fixture has what the contract tests rely on (docs/architecture.md "Tests that must exist"): checked
  * here so a change to the generator cannot silently drop a case.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 /**
  * The oracle itself, pinned on a history small enough to compute by hand (every expected value
- * below is worked out in the comments from DESIGN §3–§4), plus identities between its answers
+ * below is worked out in the comments from docs/design.md §3–§4), plus identities between its answers
  * on the big fixture. If these fail, the oracle — not the store — is wrong.
  */
 import { describe, expect, it } from 'vitest';

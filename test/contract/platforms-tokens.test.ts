@@ -1,6 +1,6 @@
 /**
  * GET /platforms (rolling window, sortBy, limit) and GET /tokens (optional creator) against the
- * oracle (spec §2 Platform entry, §8.3 defaults; DESIGN §3 revenue, §4 windows and /tokens).
+ * oracle (docs/spec.md §2 Platform entry, §8.3 defaults; docs/design.md §3 revenue, §4 windows and /tokens).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOracle } from '../helpers/bruteforce.js';

@@ -1,5 +1,5 @@
 /**
- * GET /player against the oracle (spec §2 Player statistics; DESIGN §4 favorite_token,
+ * GET /player against the oracle (docs/spec.md §2 Player statistics; docs/design.md §4 favorite_token,
  * biggest_win/loss, 404 PLAYER_NOT_FOUND), for many players under each filter combination.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

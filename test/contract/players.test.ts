@@ -1,6 +1,6 @@
 /**
  * GET /players (the leaderboard) against the oracle: each sortBy × each filter combination,
- * offset paging that neither repeats nor skips, defaults (spec §4, §8.3; DESIGN §4: offset 0,
+ * offset paging that neither repeats nor skips, defaults (docs/spec.md §4, §8.3; docs/design.md §4: offset 0,
  * limit 10, token sums only for one token, ties by user), exact token sums beyond 2^63.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,7 +52,7 @@ describe('GET /players', () => {
     for (const { name, q } of filters()) {
       for (const sortBy of SORTS) {
         const oneToken = q.token !== undefined || q.pool !== undefined;
-        if (!oneToken && sortBy.startsWith('token_')) continue; // 400 by DESIGN §4 (validation suite)
+        if (!oneToken && sortBy.startsWith('token_')) continue; // 400 by docs/design.md §4 (validation suite)
         const expected = c.oracle.leaderboard({ ...q, sortBy });
         const limit = 37;
         const seen: unknown[] = [];

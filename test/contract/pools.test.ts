@@ -1,6 +1,6 @@
 /**
  * Pool operations against the oracle: /events/poolChanges (paged by page and cursor),
- * /platforms-by-pool, /ratio, /total, /daily (DESIGN §4 responses; readings R2, R6, R7 in
+ * /platforms-by-pool, /ratio, /total, /daily (docs/design.md §4 responses; readings R2, R6, R7 in
  * test/helpers/bruteforce.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 /**
  * Answers do not depend on when prices arrive: games stored un-priced and re-priced later by
- * `putPrices` (DESIGN §6) give the same USD figures as games priced at write time.
+ * `putPrices` (docs/design.md §6) give the same USD figures as games priced at write time.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectJson } from './compare.js';

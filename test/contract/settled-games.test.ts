@@ -1,6 +1,6 @@
 /**
  * GET /events/settledGames against the oracle: each orderBy × sorting × filter, page paging and
- * cursor paging that neither repeat nor skip (spec §4, §8.3; DESIGN §4 ties by time then
+ * cursor paging that neither repeat nor skip (docs/spec.md §4, §8.3; docs/design.md §4 ties by time then
  * signature, onlyJackpots flag values, cursor extension).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -109,7 +109,7 @@ describe('GET /events/settledGames', () => {
     expect(r.body.results[0].time).toBe(c.fixture.nowMs);
   });
 
-  it('onlyJackpots flag values (DESIGN §4)', async () => {
+  it('onlyJackpots flag values (docs/design.md §4)', async () => {
     const jackpots = c.oracle.settledGamesAll({ onlyJackpots: true, orderBy: 'time', sorting: 'DESC' });
     const all = c.oracle.games.length;
     expect(jackpots.length).toBeGreaterThanOrEqual(5);

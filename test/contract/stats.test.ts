@@ -1,6 +1,6 @@
 /**
- * GET /stats, /status, /sync/status against the brute-force oracle (spec §2 Platform statistics,
- * Status, Sync status; DESIGN §3 aggregates, §4 startTime window; types.ts StoreCounts).
+ * GET /stats, /status, /sync/status against the brute-force oracle (docs/spec.md §2 Platform statistics,
+ * Status, Sync status; docs/design.md §3 aggregates, §4 startTime window; types.ts StoreCounts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isoMs } from '../../src/core/index.js';

@@ -1,6 +1,6 @@
 /**
  * Every read operation of the API, asked over HTTP, compared with the brute-force oracle
- * (test/helpers/bruteforce.ts) — the end-to-end check of issue 4: counts, USD sums, token sums,
+ * (test/helpers/bruteforce.ts) — the end-to-end check of docs/indexer.md: counts, USD sums, token sums,
  * leaderboards and their order, charts and pool series. Differences are collected, not thrown
  * one by one, so a failure lists what diverged everywhere.
  */

@@ -1,5 +1,5 @@
 /**
- * End to end over real sockets (issue 4): chain simulator (JSON-RPC, Hermes, Jupiter) →
+ * End to end over real sockets (docs/indexer.md): chain simulator (JSON-RPC, Hermes, Jupiter) →
  * indexer → store → HTTP API; after backfilling a simulated month, every operation's answer
  * equals the brute-force oracle over the simulator's ground truth.
  */

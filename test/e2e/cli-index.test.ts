@@ -1,6 +1,6 @@
 /**
  * `gamba-analytics index` as an operator runs it: a separate process, configuration from the
- * environment, the built-in simulator with --simulate, clean exit 0 on SIGTERM (DESIGN §9).
+ * environment, the built-in simulator with --simulate, clean exit 0 on SIGTERM (docs/design.md §9).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Crash safety (issue 4): the indexer runs in its own process and is killed with SIGKILL at
+ * Crash safety (docs/indexer.md): the indexer runs in its own process and is killed with SIGKILL at
  * random points during the backfill, several times, restarted each time; the store must end
  * with exactly the chain's events — no loss, no duplicate. Once against the chain simulator's
  * ground truth, once against the controlled ledger (exact signature counts, failed txs).

@@ -1,5 +1,5 @@
 /**
- * Faults (issue 4): with the simulator injecting ~10 % errors of each kind (HTTP 429 with
+ * Faults (docs/indexer.md): with the simulator injecting ~10 % errors of each kind (HTTP 429 with
  * Retry-After, HTTP 503, JSON-RPC -32005, slow answers, null transactions), the indexed result
  * is identical to the fault-free one — same events, same counts, same USD.
  */
@@ -44,7 +44,7 @@ describe('fault injection', () => {
     expect(await storedEventLines(faulty.store, pools)).toEqual(cleanLines);
     const [a, b] = [await clean.store.queries.counts(), await faulty.store.queries.counts()];
     // USD totals are doubles summed in the store's row order, which the faults change on
-    // PostgreSQL (DESIGN §3): equal within the contract tests' tolerance, everything else exactly.
+    // PostgreSQL (docs/design.md §3): equal within the contract tests' tolerance, everything else exactly.
     expect({ ...b, totalVolumeUsd: 0 }).toEqual({ ...a, totalVolumeUsd: 0 });
     expect(usdClose(b.totalVolumeUsd, a.totalVolumeUsd), `${b.totalVolumeUsd} vs ${a.totalVolumeUsd}`).toBe(true);
     expect(b.unpricedGames).toBe(0);

@@ -1,5 +1,5 @@
 /**
- * Live (issue 4, DESIGN §5): a game the simulator produces after start-up is returned by
+ * Live (docs/indexer.md, docs/design.md §5): a game the simulator produces after start-up is returned by
  * `/events/settledGames` within 10 s of its confirmation — polling every 2 s (the default) with
  * `logsSubscribe` as the early wake-up.
  */

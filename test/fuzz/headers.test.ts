@@ -1,10 +1,10 @@
 /**
- * Property tests over the authentication headers (issue 7): long, malformed, binary, duplicated
+ * Property tests over the authentication headers (docs/hardening.md): long, malformed, binary, duplicated
  * `X-API-Key` and `Authorization` values, written byte for byte on a raw socket (no client
- * library cleans them up). The expected answer is computed independently from DESIGN §4's rules:
+ * library cleans them up). The expected answer is computed independently from docs/design.md §4's rules:
  * 200 for exactly one presented valid key, 401 MISSING_API_KEY when nothing is presented,
  * 401 UNAUTHORIZED for anything else; 400 when the bytes are not HTTP; 431 beyond 16 KiB of
- * headers. Always the spec §7 JSON body on errors; never 5xx, never a hang.
+ * headers. Always the docs/spec.md §7 JSON body on errors; never 5xx, never a hang.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, test } from 'vitest';
@@ -67,7 +67,7 @@ function caseArb(key: string): fc.Arbitrary<Case> {
   });
 }
 
-/** DESIGN §4, independently: what the API must answer for these headers. */
+/** docs/design.md §4, independently: what the API must answer for these headers. */
 function expected(c: Case, key: string): { status: number; code?: string } | 'too-large' | 'too-large-or-broken' {
   // Request line + Host + Connection ≈ 60 bytes; the exact boundary (16 KiB) is not what this test is about.
   const bytes = 60 + c.headers.reduce((n, [k, v]) => n + k.length + v.length + 4, 0);
@@ -91,7 +91,7 @@ function expected(c: Case, key: string): { status: number; code?: string } | 'to
 
 const seen = new Map<number, number>();
 
-test('authentication headers: the answer DESIGN §4 gives, with the JSON body; never 5xx or a hang', async () => {
+test('authentication headers: the answer docs/design.md §4 gives, with the JSON body; never 5xx or a hang', async () => {
   await fc.assert(
     fc.asyncProperty(caseArb(t.key), async (c) => {
       const head = `GET /status HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n${c.headers.map(([n, v]) => `${n}: ${v}\r\n`).join('')}\r\n`;

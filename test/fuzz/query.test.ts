@@ -1,9 +1,9 @@
 /**
- * Property tests over every operation's query string (issue 7): random strings, unicode, huge and
+ * Property tests over every operation's query string (docs/hardening.md): random strings, unicode, huge and
  * negative numbers, floats where integers are expected, SQL and JSON fragments, repeated
  * parameters, empty values, raw percent signs — over real HTTP against the fixture world, so the
  * queries actually run. Every answer is 2xx with a body valid against the operation's OpenAPI
- * response schema, or 4xx with the spec §7 error body and a code that fits the status; never 5xx,
+ * response schema, or 4xx with the docs/spec.md §7 error body and a code that fits the status; never 5xx,
  * never a hang (each request has a deadline).
  */
 import fc from 'fast-check';
@@ -78,7 +78,7 @@ describe.each(OPERATIONS)('$method $path', (op) => {
         const r = await ask(op, qs);
         seen.set(r.status, (seen.get(r.status) ?? 0) + 1);
         expectValidAnswer(r, op, validators);
-        // A declared parameter given twice is always refused, naming it (DESIGN §4).
+        // A declared parameter given twice is always refused, naming it (docs/design.md §4).
         const names = qs.split('&').filter(Boolean).map((p) => safeDecode(p.split('=')[0]!));
         const declared = new Set(paramNames(op));
         const repeated = names.filter((n, i) => n !== undefined && declared.has(n) && names.indexOf(n) !== i);

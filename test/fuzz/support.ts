@@ -93,7 +93,7 @@ for (const [code, { status }] of Object.entries(ERROR_CODES)) {
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-/** 2xx: JSON valid against the operation's schema; 4xx: the spec §7 body with a code that fits; never 5xx. */
+/** 2xx: JSON valid against the operation's schema; 4xx: the docs/spec.md §7 body with a code that fits; never 5xx. */
 export function expectValidAnswer(r: { status: number; text: string; url: string; headers: Headers }, op: { method: string; path: string }, validators: Validators): void {
   const where = `${op.method} ${r.url} → ${r.status} ${r.text.slice(0, 300)}`;
   expect(r.status, where).toBeLessThan(500);

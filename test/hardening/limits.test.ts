@@ -1,8 +1,8 @@
 /**
- * Limits a public-facing service needs (issue 7): URL and header sizes (414 / 431), body size
+ * Limits a public-facing service needs (docs/hardening.md): URL and header sizes (414 / 431), body size
  * (413), slow clients (408 and closed sockets, slowloris over a raw socket), idle keep-alive
  * sockets, `Allow` on 405, and the cap on concurrent queries (one key cannot starve the others;
- * 503 + Retry-After when saturated). Every refusal carries the spec §7 JSON body.
+ * 503 + Retry-After when saturated). Every refusal carries the docs/spec.md §7 JSON body.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type TestApp, buildTestApp } from '../helpers/app.js';

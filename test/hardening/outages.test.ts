@@ -1,5 +1,5 @@
 /**
- * Outages (issue 7), with nothing lost: the SQLite file write-locked by another process, and the
+ * Outages (docs/hardening.md), with nothing lost: the SQLite file write-locked by another process, and the
  * RPC node down (a proxy in front of the chain simulator cut, then restored). The API keeps
  * answering what it can, the indexer keeps retrying and resumes from its checkpoint, and the
  * store ends with exactly the simulator's ground truth. (PostgreSQL and Redis outages are

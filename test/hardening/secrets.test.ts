@@ -1,8 +1,8 @@
 /**
- * Secrets and headers (issue 7): API keys never reach a log line (captured at trace level, grepped
+ * Secrets and headers (docs/hardening.md): API keys never reach a log line (captured at trace level, grepped
  * for the key, its upper-case form and its SHA-256 hash), keys are compared in constant time,
  * no stack trace or SQL text in any answer (real store failures forced), security headers on
- * every answer, CORS as DESIGN §4.
+ * every answer, CORS as docs/design.md §4.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -166,7 +166,7 @@ describe('headers', () => {
     expect(docs.headers.get('content-security-policy')).toMatch(/script-src 'self'/);
   });
 
-  test('CORS as DESIGN §4: any origin, X-API-Key and Authorization allowed, rate-limit headers exposed', async () => {
+  test('CORS as docs/design.md §4: any origin, X-API-Key and Authorization allowed, rate-limit headers exposed', async () => {
     const pre = await fetch(`${s.url}/stats`, {
       method: 'OPTIONS',
       headers: { origin: 'https://dash.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key, authorization' },

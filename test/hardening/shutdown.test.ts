@@ -1,5 +1,5 @@
 /**
- * Graceful shutdown (issue 7; DESIGN §9) of `serve` as a child process, mid-backfill: on SIGTERM
+ * Graceful shutdown (docs/hardening.md; docs/design.md §9) of `serve` as a child process, mid-backfill: on SIGTERM
  * or SIGINT it stops accepting, finishes the requests in flight (a request whose body is still
  * arriving, a burst of queries), commits or rolls back the indexer's batch, closes the store and
  * exits 0 within 10 s — even with a stalled client holding a half-sent request. Afterwards the

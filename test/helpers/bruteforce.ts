@@ -1,6 +1,6 @@
 /**
  * The brute-force oracle: every read operation's expected JSON answer, computed by plain loops
- * over ALL events, written from the definitions (DESIGN §3–§4, spec §2/§4, the docs of
+ * over ALL events, written from the definitions (docs/design.md §3–§4, docs/spec.md §2/§4, the docs of
  * src/store/types.ts) and independently of the store's SQL and rollups. Used by the contract
  * tests (fixture → store → HTTP) and by the indexer's end-to-end tests (simulator ground truth),
  * so its input is generic: events + a price function + a decimals function + the wall clock.
@@ -9,17 +9,17 @@
  * USD as numbers, times as Unix ms integers, dates as UTC `YYYY-MM-DD`.
  *
  * ── Readings where the contract is not explicit (lead: please confirm) ──
- * R1 Price of a game: `priceOf(mint, hourFloor(time))` / 10^decimals per smallest unit (DESIGN §6);
+ * R1 Price of a game: `priceOf(mint, hourFloor(time))` / 10^decimals per smallest unit (docs/design.md §6);
  *    a game (or pool change) whose price or decimals is unknown is "un-priced" and counts 0 USD
- *    in every USD figure, but still counts in plays, players, token sums (DESIGN §6, types.ts header).
+ *    in every USD figure, but still counts in plays, players, token sums (docs/design.md §6, types.ts header).
  * R2 Event listings order: (key, time, signature, eventIndex), every component in the requested
- *    direction (DESIGN §4 "ties … by time then signature"). Signatures compare by code unit (= byte
+ *    direction (docs/design.md §4 "ties … by time then signature"). Signatures compare by code unit (= byte
  *    order of the ASCII base58 text, SQLite BINARY collation). /events/poolChanges is ordered
  *    newest first: (time, signature, eventIndex) DESC ("paged like settledGames", default DESC).
  * R3 Aggregate listings break ties by their identifier ascending: leaderboard by `user`,
- *    /platforms and /platforms-by-pool by `creator`, /tokens by `token` (types.ts, DESIGN §4).
+ *    /platforms and /platforms-by-pool by `creator`, /tokens by `token` (types.ts, docs/design.md §4).
  * R4 /platforms `last_activity`, `unique_players`, `plays`, `usd_*` are all computed inside the
- *    rolling window time ∈ [now − days·24 h, now] (DESIGN §4 "Windows").
+ *    rolling window time ∈ [now − days·24 h, now] (docs/design.md §4 "Windows").
  * R5 Leaderboard `biggest_win_usd` = max(0, max usd_profit) over the filtered games (as /player).
  *    `token_volume`/`token_profit` are null exactly when neither `token` nor `pool` is given.
  * R6 /ratio: one point per UTC hour h, dense, for h from hourFloor(now − 30 d) to hourFloor(now)
@@ -47,7 +47,7 @@ export interface OracleInput {
   nowMs: number;
 }
 
-// ───────────────────────────── JSON shapes (spec §2, DESIGN §4) ─────────────────────────────
+// ───────────────────────────── JSON shapes (docs/spec.md §2, docs/design.md §4) ─────────────────────────────
 
 export interface StatsJson {
   players: number; usd_volume: number; plays: number; creators: number; revenue_usd: number;
@@ -89,23 +89,23 @@ export type GamesOrderBy = 'time' | 'multiplier' | 'usd_profit';
 export interface GameFilter { onlyJackpots?: boolean; creator?: string; pool?: string; token?: string; user?: string }
 export interface PlayersFilter { creator?: string; token?: string; pool?: string; startTime?: number }
 
-/** One settled game with every derived value of DESIGN §3. */
+/** One settled game with every derived value of docs/design.md §3. */
 export interface OracleGame {
   signature: string; eventIndex: number; slot: number;
-  /** blockTime · 1000 (DESIGN §3 `time` in ms). */
+  /** blockTime · 1000 (docs/design.md §3 `time` in ms). */
   time: number;
   user: string; creator: string; token: string; pool: string;
   wager: bigint; payout: bigint; jackpot: bigint;
-  /** payout + jackpot − wager (DESIGN §3). */
+  /** payout + jackpot − wager (docs/design.md §3). */
   profit: bigint;
-  /** creatorFee + gambaFee + poolFee + jackpotFee (DESIGN §3). */
+  /** creatorFee + gambaFee + poolFee + jackpotFee (docs/design.md §3). */
   fees: bigint;
   creatorFee: bigint; gambaFee: bigint; multiplierBps: number;
   /** GameSettled.poolLiquidity (for /ratio). */
   poolLiquidity: bigint;
   priced: boolean;
   usd_wager: number; usd_profit: number; usd_creator_fee: number; usd_gamba_fee: number;
-  /** (profit − fees) × p (DESIGN §3 player_net_profit_usd term). */
+  /** (profit − fees) × p (docs/design.md §3 player_net_profit_usd term). */
   usd_net: number;
 }
 
@@ -152,7 +152,7 @@ export interface Oracle {
 export function createOracle(input: OracleInput): Oracle {
   const { nowMs } = input;
 
-  /** USD per smallest unit at a time (DESIGN §6: price / 10^decimals at the hour); undefined = un-priced (R1). */
+  /** USD per smallest unit at a time (docs/design.md §6: price / 10^decimals at the hour); undefined = un-priced (R1). */
   const usdPerUnit = (mint: string, timeMs: number): number | undefined => {
     const price = input.priceOf(mint, hourFloor(timeMs));
     const decimals = input.decimalsOf(mint);
@@ -169,7 +169,7 @@ export function createOracle(input: OracleInput): Oracle {
   };
 
   for (const e of input.events) {
-    const time = e.blockTime * 1000; // DESIGN §3: time = block time in ms
+    const time = e.blockTime * 1000; // docs/design.md §3: time = block time in ms
     if (e.name === 'GameSettled') {
       const d = e.data;
       const p = usdPerUnit(d.tokenMint, time);
@@ -223,18 +223,18 @@ export function createOracle(input: OracleInput): Oracle {
     (f.token === undefined || g.token === f.token) &&
     (f.pool === undefined || g.pool === f.pool) &&
     (f.user === undefined || g.user === f.user) &&
-    (f.startTime === undefined || g.time >= f.startTime) && // DESIGN §4: keeps time ≥ startTime
-    (!f.onlyJackpots || g.jackpot > 0n); // DESIGN §4: "jackpot win" = jackpot > 0
+    (f.startTime === undefined || g.time >= f.startTime) && // docs/design.md §4: keeps time ≥ startTime
+    (!f.onlyJackpots || g.jackpot > 0n); // docs/design.md §4: "jackpot win" = jackpot > 0
 
   const gameJson = (g: OracleGame): SettledGameJson => ({
     signature: g.signature, wager: g.wager.toString(), payout: g.payout.toString(),
     usd_wager: g.usd_wager, usd_profit: g.usd_profit, profit: g.profit.toString(),
     user: g.user, creator: g.creator, token: g.token, jackpot: g.jackpot.toString(),
-    multiplier: g.multiplierBps / 10_000, // DESIGN §3
+    multiplier: g.multiplierBps / 10_000, // docs/design.md §3
     time: g.time,
   });
 
-  /** Dense UTC dates ending today (DESIGN §4 "Chart days=N"). */
+  /** Dense UTC dates ending today (docs/design.md §4 "Chart days=N"). */
   const denseDays = (days: number): number[] => {
     const today = dayOf(nowMs);
     return Array.from({ length: days }, (_, i) => today - days + 1 + i);
@@ -258,7 +258,7 @@ export function createOracle(input: OracleInput): Oracle {
     },
 
     stats(q = {}) {
-      // DESIGN §3 aggregates; startTime applies to every field but active_players (DESIGN §3, §4).
+      // docs/design.md §3 aggregates; startTime applies to every field but active_players (docs/design.md §3, §4).
       const xs = games.filter((g) => matches(g, { creator: q.creator, startTime: q.startTime }));
       const active = games.filter((g) => matches(g, { creator: q.creator }) && g.time >= nowMs - 60 * 60_000 && g.time <= nowMs);
       return {
@@ -269,14 +269,14 @@ export function createOracle(input: OracleInput): Oracle {
         revenue_usd: sum(xs, (g) => g.usd_creator_fee),
         player_net_profit_usd: sum(xs, (g) => g.usd_net),
         active_players: distinct(active, (g) => g.user),
-        first_bet_time: xs.length ? Math.min(...xs.map((g) => g.time)) : 0, // DESIGN §4: 0 when no games
+        first_bet_time: xs.length ? Math.min(...xs.map((g) => g.time)) : 0, // docs/design.md §4: 0 when no games
       };
     },
 
     player(q) {
       const xs = games.filter((g) => matches(g, { user: q.user, creator: q.creator, token: q.token }));
       if (xs.length === 0) return undefined;
-      // favorite_token: most plays, then higher USD volume, then address order (DESIGN §4).
+      // favorite_token: most plays, then higher USD volume, then address order (docs/design.md §4).
       const byToken = [...groupBy(xs, (g) => g.token)].map(([token, gs]) => ({ token, plays: gs.length, usd: sum(gs, (g) => g.usd_wager) }));
       byToken.sort((a, b) => b.plays - a.plays || cmpNum(b.usd, a.usd) || cmpStr(a.token, b.token));
       const profits = xs.map((g) => g.usd_profit);
@@ -285,8 +285,8 @@ export function createOracle(input: OracleInput): Oracle {
         total_plays: xs.length,
         total_volume_usd: sum(xs, (g) => g.usd_wager),
         total_profit_usd: sum(xs, (g) => g.usd_profit),
-        biggest_win_usd: Math.max(0, ...profits), // DESIGN §4: 0 if never won
-        biggest_loss_usd: Math.min(0, ...profits), // DESIGN §4: ≤ 0; 0 if never lost
+        biggest_win_usd: Math.max(0, ...profits), // docs/design.md §4: 0 if never won
+        biggest_loss_usd: Math.min(0, ...profits), // docs/design.md §4: ≤ 0; 0 if never lost
         favorite_token: byToken[0]!.token,
         first_play: Math.min(...xs.map((g) => g.time)),
         last_play: Math.max(...xs.map((g) => g.time)),
@@ -294,9 +294,9 @@ export function createOracle(input: OracleInput): Oracle {
     },
 
     leaderboard(q) {
-      const oneToken = q.token !== undefined || q.pool !== undefined; // R5 / DESIGN §4
+      const oneToken = q.token !== undefined || q.pool !== undefined; // R5 / docs/design.md §4
       if (!oneToken && (q.sortBy === 'token_profit' || q.sortBy === 'token_volume')) {
-        throw new Error('sortBy token_* needs token or pool (DESIGN §4: the API answers 400)');
+        throw new Error('sortBy token_* needs token or pool (docs/design.md §4: the API answers 400)');
       }
       const xs = games.filter((g) => matches(g, q));
       const rows = [...groupBy(xs, (g) => g.user)].map(([user, gs]) => ({
@@ -364,13 +364,13 @@ export function createOracle(input: OracleInput): Oracle {
     },
 
     platforms(q) {
-      // DESIGN §4: rolling window now − days × 24 h (R4: every field inside it).
+      // docs/design.md §4: rolling window now − days × 24 h (R4: every field inside it).
       const from = nowMs - q.days * MS_PER_DAY;
       const xs = games.filter((g) => g.time >= from && g.time <= nowMs);
       const rows = [...groupBy(xs, (g) => g.creator)].map(([creator, gs]) => ({
         creator,
         usd_volume: sum(gs, (g) => g.usd_wager),
-        usd_revenue: sum(gs, (g) => g.usd_creator_fee), // DESIGN §3: Σ creatorFee × p
+        usd_revenue: sum(gs, (g) => g.usd_creator_fee), // docs/design.md §3: Σ creatorFee × p
         plays: gs.length,
         unique_players: distinct(gs, (g) => g.user),
         last_activity: Math.max(...gs.map((g) => g.time)),
@@ -398,7 +398,7 @@ export function createOracle(input: OracleInput): Oracle {
     },
 
     ratio(pool) {
-      // R6, DESIGN §4 /ratio.
+      // R6, docs/design.md §4 /ratio.
       type Obs = { slot: number; signature: string; eventIndex: number; time: number; liquidity: bigint; lp?: bigint };
       const obs: Obs[] = [
         ...games.filter((g) => g.pool === pool).map((g) => ({ ...g, liquidity: g.poolLiquidity })),
@@ -452,12 +452,12 @@ export function createOracle(input: OracleInput): Oracle {
     },
 
     chartDailyUsd(q) {
-      return oracle.chartPlays(q); // DESIGN §4: same points {date, volume_usd, plays}
+      return oracle.chartPlays(q); // docs/design.md §4: same points {date, volume_usd, plays}
     },
 
     chartDaoUsd(q) {
       const byDay = groupBy(games.filter((g) => matches(g, { creator: q.creator }) && g.time <= nowMs), (g) => dayOf(g.time));
-      return denseDays(q.days).map((d) => ({ date: dayToDate(d), dao_fees_usd: sum(byDay.get(d) ?? [], (g) => g.usd_gamba_fee) })); // DESIGN §3: Σ gambaFee × p
+      return denseDays(q.days).map((d) => ({ date: dayToDate(d), dao_fees_usd: sum(byDay.get(d) ?? [], (g) => g.usd_gamba_fee) })); // docs/design.md §3: Σ gambaFee × p
     },
   };
   return oracle;

@@ -1,14 +1,14 @@
 /**
- * A deterministic, realistic Gamba history for contract tests (issue 2, "Tests that must exist").
+ * A deterministic, realistic Gamba history for contract tests (docs/architecture.md, "Tests that must exist").
  *
  * `generateFixture({ seed, games, poolChanges, nowMs })` returns decoded events as the indexer
  * would hand them to `store.writeBatch`, the token mints (decimals), the hourly USD prices and
  * the wall clock the answers are computed for. Same options → byte-identical output (own PRNG,
  * no Math.random, no Date.now).
  *
- * What is in it, and why (each item exercises a definition of DESIGN §3–§4):
+ * What is in it, and why (each item exercises a definition of docs/design.md §3–§4):
  * - 5 tokens with different decimals: SOL 9, USDC 6, BONK 5, WBTC 8 (priced) and NOPE 3, which
- *   has NO price at all (its games contribute 0 USD, DESIGN §6). SOL also misses the price of a
+ *   has NO price at all (its games contribute 0 USD, docs/design.md §6). SOL also misses the price of a
  *   few hours, so a priced token has un-priced games too.
  * - 7 pools: two for SOL, two for USDC (the second one created ~12 days before `nowMs` with a
  *   PoolCreated + first deposit in ONE transaction), one each for the others.
@@ -67,7 +67,7 @@ export interface Fixture {
   decimalsOf(mint: string): number | undefined;
 }
 
-/** 2^64 − 1: the largest u64 (Borsh u64, gamba-v2.md §3). */
+/** 2^64 − 1: the largest u64 (Borsh u64, docs/protocol.md §3). */
 const U64_MAX = (1n << 64n) - 1n;
 const DEFAULT_NOW_MS = Date.UTC(2026, 0, 15, 13, 27, 41);
 
@@ -154,7 +154,7 @@ const TOKEN_SPECS: TokenSpec[] = [
   { key: 'NOPE', decimals: 3, basePrice: null, wager: [10, 10_000], weight: 8 },
 ];
 
-/** Bet tables in bps (basisPoints(x) = round(x·10000), gamba-v2.md §4); 10000 = 1x (zero profit). */
+/** Bet tables in bps (basisPoints(x) = round(x·10000), docs/protocol.md §4); 10000 = 1x (zero profit). */
 const BET_TABLES: { game: string; bet: number[] }[] = [
   { game: 'flip', bet: [20000, 0] },
   { game: 'dice', bet: [0, 0, 0, 0, 0, 59400] },
@@ -232,7 +232,7 @@ export function generateFixture(opts: FixtureOptions = {}): Fixture {
     const t = TOKEN_SPECS.find((s) => tokens[s.key] === mint);
     if (!t || t.basePrice === null) return undefined;
     const hourIdx = hourMs / MS_PER_HOUR;
-    // SOL misses ~1 hour in 23: priced token, un-priced games (DESIGN §6).
+    // SOL misses ~1 hour in 23: priced token, un-priced games (docs/design.md §6).
     if (t.key === 'SOL' && hash01(mint, hourIdx) < 1 / 23) return undefined;
     const wave = 1 + 0.25 * Math.sin(hourIdx / 500 + t.decimals);
     const noise = 1 + 0.04 * (hash01(mint + ':n', hourIdx) - 0.5);
@@ -276,7 +276,7 @@ export function generateFixture(opts: FixtureOptions = {}): Fixture {
   });
   // The whale also plays SOL three times (favorite_token: BONK by plays).
   for (let i = 0; i < 3; i++) plans.push({ timeSec: rng.int(startSec, nowSec - 1), order: order++, kind: 'game', count: 1, token: 'SOL', pool: 'SOL_A', user: whale });
-  // active_players boundary (window [now − 60 min, now], DESIGN §3) and a game at exactly now.
+  // active_players boundary (window [now − 60 min, now], docs/design.md §3) and a game at exactly now.
   plans.push({ timeSec: nowSec - 3_600, order: order++, kind: 'game', count: 1, token: 'USDC', pool: 'USDC', user: edgeInUser, creator: creators[1] });
   plans.push({ timeSec: nowSec - 3_601, order: order++, kind: 'game', count: 1, token: 'USDC', pool: 'USDC', user: edgeOutUser, creator: creators[1] });
   plans.push({ timeSec: nowSec, order: order++, kind: 'game', count: 1, token: 'SOL', pool: 'SOL_A' });
@@ -420,7 +420,7 @@ export function generateFixture(opts: FixtureOptions = {}): Fixture {
   };
 }
 
-/** Convenience for tests: the time (ms) of an event (blockTime is seconds, DESIGN §3). */
+/** Convenience for tests: the time (ms) of an event (blockTime is seconds, docs/design.md §3). */
 export function eventTimeMs(e: LocatedEvent): number {
   return e.blockTime * 1000;
 }
@@ -430,7 +430,7 @@ export { MS_PER_DAY, MS_PER_HOUR };
 /**
  * How prices reach the store: all before the events (games priced at write time), or the
  * events first and every price afterwards / half of the hours afterwards (the re-pricing path,
- * DESIGN §6). The answers must not depend on it.
+ * docs/design.md §6). The answers must not depend on it.
  */
 export type LoadOrder = 'prices-first' | 'prices-last' | 'split';
 

@@ -8,7 +8,7 @@ import { createStore, type Store } from '../../src/store/index.js';
 
 export type TestDialect = 'sqlite' | 'postgres';
 
-/** The machine's PostgreSQL for tests (issue 6 brief): TEST_DATABASE_URL, else the local `test` database. */
+/** The machine's PostgreSQL for tests (docs/deployment.md brief): TEST_DATABASE_URL, else the local `test` database. */
 export function testDatabaseUrl(): string {
   return process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 }
@@ -24,7 +24,7 @@ export function testStore(): TestDialect {
 /**
  * Dialects the store tests run on. Inside a vitest project, just its TEST_STORE; otherwise
  * SQLite always and PostgreSQL when TEST_DATABASE_URL is set. `TEST_DIALECTS=sqlite` narrows
- * the list (STYLE habit 7).
+ * the list (docs/architecture.md convention 7).
  */
 export function testDialects(): TestDialect[] {
   const all: TestDialect[] = process.env.TEST_STORE ? [testStore()] : process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];

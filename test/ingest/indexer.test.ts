@@ -1,7 +1,7 @@
 /**
  * The indexer over a JSON-RPC node whose chain the test controls exactly (ledger.ts), fed with
  * the contract fixture: backfill + tail → store → HTTP API equals the brute-force oracle, and the
- * edge cases of DESIGN §5 (null transactions, failed transactions, unknown `until`, cutoff,
+ * edge cases of docs/design.md §5 (null transactions, failed transactions, unknown `until`, cutoff,
  * stop/restart, POST /sync coalescing, re-pricing).
  */
 import fs from 'node:fs';

@@ -6,7 +6,7 @@ import type { MintInfo } from '../../src/store/index.js';
 
 /**
  * A small Solana JSON-RPC node over a list of transactions the test controls exactly, with the
- * node semantics the indexer relies on (Solana RPC docs; agave blockstore, gamba-v2.md §1):
+ * node semantics the indexer relies on (Solana RPC docs; agave blockstore, docs/protocol.md §1):
  * getSignaturesForAddress newest → oldest, `before`/`until` exclusive, an unknown `before` gives
  * [], an unknown `until` is silently ignored, `finalized` hides the newest `finalizedDepth`
  * slots; getTransaction in `json` encoding, null when unknown / not at that commitment;

@@ -75,7 +75,7 @@ describe('key service', () => {
     expect(revoked?.revokedAt).toBe(clock.now());
   });
 
-  test('tier limits follow spec §8; enterprise takes custom numbers', () => {
+  test('tier limits follow docs/spec.md §8; enterprise takes custom numbers', () => {
     expect(resolveLimits('standard')).toEqual({ rpm: 100, burst: 200 });
     expect(resolveLimits('premium')).toEqual({ rpm: 1000, burst: 2000 });
     expect(TIER_LIMITS.standard).toEqual({ rpm: 100, burst: 200 });

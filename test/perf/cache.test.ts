@@ -1,5 +1,5 @@
 /**
- * The response cache (issue 5; DESIGN §5) over the contract fixture on a real socket:
+ * The response cache (docs/benchmarks.md; docs/design.md §5) over the contract fixture on a real socket:
  * - a cached answer is the query's own answer (equals the oracle and the uncached app), for
  *   many distinct queries interleaved, and parameter order / explicit defaults share an entry;
  * - no answer is older than the TTL: a write by ANOTHER process (a second Store on the same

@@ -1,6 +1,6 @@
 /**
  * Query plans (SQLite EXPLAIN QUERY PLAN) of every read the store runs for every operation and
- * filter × order combination the spec allows: DESIGN §7 "no endpoint scans all games". Each
+ * filter × order combination the spec allows: docs/design.md §7 "no endpoint scans all games". Each
  * SELECT the store prepares is recorded with its parameters, then explained on the same file.
  * A plan must not read a history-sized table without an index (`SCAN games` alone), and must
  * not sort raw events (games, pool changes) as a whole (`USE TEMP B-TREE FOR ORDER BY`; sorting only the
@@ -79,7 +79,7 @@ describe('query plans (SQLite)', () => {
     const playerFilters = [{}, { creator: f.creators[1] }, { token: f.tokens.SOL }, { pool: f.pools.SOL_A }, { creator: f.creators[1], token: f.tokens.SOL }, { creator: f.creators[0], pool: f.pools.BONK }, { startTime: now - 30 * 86_400_000 }, { startTime: now - 3_600_000, pool: f.pools.SOL_A }];
     for (const fl of playerFilters) {
       for (const sortBy of ['usd_profit', 'usd_volume', 'token_volume', 'token_profit'] as const) {
-        // token_* sorts need one token (token or pool); the API answers 400 otherwise (DESIGN §4).
+        // token_* sorts need one token (token or pool); the API answers 400 otherwise (docs/design.md §4).
         if (sortBy.startsWith('token_') && !('token' in fl) && !('pool' in fl)) continue;
         await q.players({ ...fl, sortBy, limit: 10, offset: 10 });
       }

@@ -1,5 +1,5 @@
 /**
- * Write-path throughput probe (not a test; issue 5 asks for a measured figure, not a timed
+ * Write-path throughput probe (not a test; docs/benchmarks.md asks for a measured figure, not a timed
  * assertion): `npx tsx test/perf/write-rate.ts [games] [batch]` loads a generated fixture through
  * `store.writeBatch` into a fresh SQLite file (prices first) and prints games/s.
  */

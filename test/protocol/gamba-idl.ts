@@ -1,6 +1,6 @@
 /**
  * The Gamba v2 events as an Anchor 0.30+ IDL (field order and types from gamba-labs/gamba
- * packages/core/src/idl.ts, gamba-v2.md §4), so tests can decode with @coral-xyz/anchor's
+ * packages/core/src/idl.ts, docs/protocol.md §4), so tests can decode with @coral-xyz/anchor's
  * BorshCoder / EventParser — an implementation independent of ours.
  */
 export const GAMBA_EVENTS_IDL = {

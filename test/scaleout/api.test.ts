@@ -1,5 +1,5 @@
 /**
- * Many API processes (issue 6), each a real `gamba-analytics serve --no-indexer` process:
+ * Many API processes (docs/deployment.md), each a real `gamba-analytics serve --no-indexer` process:
  * - two of them (one with `--workers 2`) on one PostgreSQL schema and one Redis share a key's
  *   budget: together exactly the key's burst, then 429 from all;
  * - Redis stopped → 503 SERVICE_UNAVAILABLE on rate-limited routes, no crash, service back

@@ -1,5 +1,5 @@
 /**
- * Two indexers on one PostgreSQL database (issue 6): one leads and writes, the other stands
+ * Two indexers on one PostgreSQL database (docs/deployment.md): one leads and writes, the other stands
  * by; the leader is SIGKILLed mid-backfill; the standby takes over within 15 s and the store
  * ends with exactly the simulator's ground-truth events (no loss, no duplicate).
  */

@@ -1,5 +1,5 @@
 /**
- * DATABASE_READ_URL (issue 6): the store's queries read the replica; writes, keys and sync
+ * DATABASE_READ_URL (docs/deployment.md): the store's queries read the replica; writes, keys and sync
  * state go to the primary. The "replica" here is a second database on the same server holding
  * different data, so the test can tell which one answered.
  */

@@ -1,5 +1,5 @@
 /**
- * The Redis token buckets (issue 6) against the memory limiter and the pure model of
+ * The Redis token buckets (docs/deployment.md) against the memory limiter and the pure model of
  * src/ratelimit/bucket.ts (`decide`), which test/ratelimit/bucket.test.ts checks against an
  * independent GCRA oracle: same answers, same stored state, on random request sequences.
  * Runs against the machine's Redis (TEST_REDIS_URL), every test under its own key prefix.

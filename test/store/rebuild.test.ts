@@ -1,5 +1,5 @@
 /**
- * rebuild == incremental (issue 5): the contract fixture is written through the write path the
+ * rebuild == incremental (docs/benchmarks.md): the contract fixture is written through the write path the
  * way the indexer does (batches, half the prices late so the re-pricing path runs, one batch
  * replayed), then every derived table (rollups and counters) is read row by row, rebuilt from
  * raw events with `rebuildRollups`, and read again. Integers (plays, hi/lo token sums, times,

@@ -6,7 +6,7 @@ import { apiError } from '../errors.js';
 import { runStep } from './hook-step.js';
 
 /**
- * Authentication (spec §5, DESIGN §4), as an onRequest hook of the protected scope:
+ * Authentication (docs/spec.md §5, docs/design.md §4), as an onRequest hook of the protected scope:
  * - `X-API-Key` wins over `Authorization: Bearer` when both are sent;
  * - no key → 401 MISSING_API_KEY; malformed, unknown, revoked or expired → the same 401
  *   UNAUTHORIZED (no oracle);
@@ -76,7 +76,7 @@ export function registerAuth(scope: FastifyInstance, deps: AuthDeps): void {
   };
 
   // Callback-style (runStep): with the in-process limiter and a known key the whole check is
-  // synchronous — no promise per request (issue 5); a store or Redis round trip makes it wait.
+  // synchronous — no promise per request (docs/benchmarks.md); a store or Redis round trip makes it wait.
   const authenticate = (request: FastifyRequest): void | Promise<void> => {
     const presented = presentedKey(request);
     if (presented.kind === 'missing') {

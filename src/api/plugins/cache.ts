@@ -4,7 +4,7 @@ import type { Clock } from '../../core/index.js';
 import { JSON_SECURITY_HEADERS } from './security.js';
 
 export interface ResponseCacheOptions {
-  /** Lifetime of a cached answer, ms (CACHE_TTL_MS; DESIGN §5: ≤ 30 s). 0 disables storing; ETag/304 still work. */
+  /** Lifetime of a cached answer, ms (CACHE_TTL_MS; docs/design.md §5: ≤ 30 s). 0 disables storing; ETag/304 still work. */
   ttlMs: number;
   /** Most answers kept (least recently used evicted first). Default 5000. */
   maxEntries?: number;
@@ -61,7 +61,7 @@ export function cacheKey(route: string, query: unknown): string {
 }
 
 /**
- * Response cache of the protected GET routes (issue 5; DESIGN §5), attached to each cacheable
+ * Response cache of the protected GET routes (docs/benchmarks.md; docs/design.md §5), attached to each cacheable
  * route as it is added (call before the routes). Keyed by route + normalised query only: answers
  * do not depend on the API key. An entry is served while younger than the TTL (by the injected
  * clock) and while the store's write generation is unchanged, so an in-process write is never
@@ -75,7 +75,7 @@ export function cacheKey(route: string, query: unknown): string {
  *   the raw request target, for targets that earlier passed validation and were answered from or
  *   into the cache. Validation of a query string is deterministic, so an identical target would
  *   pass again and map to the same entry; skipping it on such hits is what makes a hit cheap
- *   (issue 5: cached throughput). Any target not known that way takes the full path.
+ *   (docs/benchmarks.md: cached throughput). Any target not known that way takes the full path.
  */
 export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clock; generation: () => number; options: ResponseCacheOptions }): void {
   const { clock, generation } = deps;
@@ -145,7 +145,7 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
   };
 
   /**
-   * A plain GET hit, written straight to the socket (issue 5: cached throughput): the headers
+   * A plain GET hit, written straight to the socket (docs/benchmarks.md: cached throughput): the headers
    * the earlier hooks set (request id, rate limit, CORS) plus exactly what the send path would
    * add — ETag, Cache-Control, Content-Type, Content-Length and the security headers — without
    * Fastify's serialisation and onSend chain. onResponse hooks (metrics, logs) still run.

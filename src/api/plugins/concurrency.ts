@@ -3,7 +3,7 @@ import type { Metrics } from '../../core/index.js';
 import { apiError } from '../errors.js';
 
 /**
- * A cap on concurrent store queries (issue 7; docs/hardening.md "Limits"), so one client cannot
+ * A cap on concurrent store queries (docs/hardening.md "Limits"), so one client cannot
  * starve the others:
  * - at most `perKey` handlers of one API key run at once (never the whole pool); its further
  *   requests wait in the key's own FIFO queue (at most `perKeyQueue`, then 429 RATE_LIMITED with
@@ -58,7 +58,7 @@ export function createSemaphore(o: { max: number; maxQueue: number; timeoutMs: n
     get load() {
       return running + queue.length;
     },
-    /** A slot now (its release function), or undefined when none is free: no promise (issue 5 hot path). */
+    /** A slot now (its release function), or undefined when none is free: no promise (docs/benchmarks.md hot path). */
     tryAcquire(): (() => void) | undefined {
       if (running >= o.max) return undefined;
       running++;
@@ -104,7 +104,7 @@ export function registerConcurrencyLimit(scope: FastifyInstance, deps: { limits:
   const saturated = (why: string) => () => apiError('SERVICE_UNAVAILABLE', `Service temporarily unavailable: ${why}; retry shortly`, { retryAfter: SATURATED_RETRY_AFTER_S });
   const global = createSemaphore({ max: limits.maxConcurrent, maxQueue: limits.maxQueue, timeoutMs: limits.queueTimeoutMs, full: saturated('too many queries in progress'), late: saturated('queries are queueing for too long') });
   const tooMany = () => apiError('RATE_LIMITED', `Rate limit exceeded: too many concurrent requests for this API key (${limits.perKey} run at once, ${limits.perKeyQueue} may wait)`, { retryAfter: SATURATED_RETRY_AFTER_S });
-  // A key's semaphore is kept while idle (no semaphore built per request, issue 5); idle ones are
+  // A key's semaphore is kept while idle (no semaphore built per request, docs/benchmarks.md); idle ones are
   // dropped once MAX_KEPT_KEYS are held, so the map stays bounded by the keys in use.
   const perKey = new Map<string, Semaphore>();
   const keySemaphore = (id: string) => {

@@ -3,9 +3,9 @@ import { type Clock, isAppError, isoMs } from '../../core/index.js';
 import { ERROR_CODES, type ApiErrorCode, type ErrorBody, isApiErrorCode } from '../errors.js';
 
 /**
- * Error handling (STYLE habit 6): one handler with three branches — our AppErrors, the
+ * Error handling (docs/architecture.md convention 6): one handler with three branches — our AppErrors, the
  * framework's errors, anything else (→ 500, logged with the request id, generic body) —
- * plus the 404/405 handler. Every answer is the spec §7 body.
+ * plus the 404/405 handler. Every answer is the docs/spec.md §7 body.
  */
 
 interface Classified {
@@ -97,7 +97,7 @@ export function classifyError(err: unknown): Classified {
 }
 
 export function errorBody(c: Pick<Classified, 'code' | 'message' | 'retryAfter'>, clock: Clock): ErrorBody {
-  // `retryAfter` is part of the body on 429 only (spec §7); other codes carry just the Retry-After header.
+  // `retryAfter` is part of the body on 429 only (docs/spec.md §7); other codes carry just the Retry-After header.
   const withRetry = c.retryAfter !== undefined && c.code === 'RATE_LIMITED';
   return { error: c.message, code: c.code, timestamp: isoMs(clock.now()), ...(withRetry ? { retryAfter: c.retryAfter } : {}) };
 }

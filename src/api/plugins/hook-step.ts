@@ -1,7 +1,7 @@
 import type { FastifyError } from 'fastify';
 
 /**
- * Runs one step of a callback-style Fastify hook (issue 5 hot path): a step that finishes
+ * Runs one step of a callback-style Fastify hook (docs/benchmarks.md hot path): a step that finishes
  * synchronously calls `done` at once — no promise, no microtask — and a step that has to wait
  * (a store query, a Redis round trip) returns a promise and `done` follows it. A thrown error
  * or a rejection goes to `done(err)`, i.e. to the error handler, as with an async hook.

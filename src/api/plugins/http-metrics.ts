@@ -5,12 +5,12 @@ import type { Metrics } from '../../core/index.js';
 const UNMATCHED = '<unmatched>';
 
 /**
- * HTTP metrics of DESIGN §9 on every answer: `http_requests_total{route,method,status}` and
+ * HTTP metrics of docs/design.md §9 on every answer: `http_requests_total{route,method,status}` and
  * `http_request_duration_seconds{route,method}` (seconds from the request's arrival to the
  * answer's last byte, Fastify `reply.elapsedTime`). `route` is the route's pattern (never the
  * raw URL: bounded label values), `<unmatched>` for requests no route matched.
  * Each route gets its own onResponse hook with its label objects built once (no
- * `request.routeOptions` per request, issue 5); one app-level hook covers unmatched requests.
+ * `request.routeOptions` per request, docs/benchmarks.md); one app-level hook covers unmatched requests.
  * Call before any route is added.
  */
 export function registerHttpMetrics(app: FastifyInstance, metrics: Metrics): void {

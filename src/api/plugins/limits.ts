@@ -5,7 +5,7 @@ import { ERROR_CODES, type ApiErrorCode, apiError } from '../errors.js';
 import { errorBody } from './errors.js';
 
 /**
- * Limits a public-facing Node service needs (issue 7; docs/hardening.md): sizes, timeouts and
+ * Limits a public-facing Node service needs (docs/hardening.md): sizes, timeouts and
  * the HTTP server options that carry them. Fastify 5 turns Node's own request timeout OFF
  * (`requestTimeout: 0`) and checks timeouts only every 30 s by default, so a client trickling
  * a request byte by byte (slowloris) could hold a socket for ever; these defaults close it.
@@ -63,7 +63,7 @@ function clientErrorCode(code: unknown): ApiErrorCode {
 
 /**
  * Fastify `clientErrorHandler`: errors Node raises while reading a request (headers too large,
- * timeouts, unparsable HTTP) get the same spec §7 JSON body as every other error, then the
+ * timeouts, unparsable HTTP) get the same docs/spec.md §7 JSON body as every other error, then the
  * socket is closed (it cannot carry another request).
  */
 export function clientErrorHandler(clock: Clock) {
@@ -90,7 +90,7 @@ const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request 
  * routing matters, authentication or any parsing of the query string).
  */
 export function registerUrlLimit(app: FastifyInstance, limits: HttpLimits): void {
-  // Callback-style: no promise per request (issue 5).
+  // Callback-style: no promise per request (docs/benchmarks.md).
   app.addHook('onRequest', (request, _reply, done) => {
     const url = request.raw.url ?? '';
     if (url.length > limits.maxUrlLength) done(apiError('URI_TOO_LONG', `Request URL too long: at most ${limits.maxUrlLength} bytes`));

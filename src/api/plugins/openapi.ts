@@ -2,12 +2,12 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 
-/** Version of the HTTP contract stated in the OpenAPI document (DESIGN §4 "Versioning"). */
+/** Version of the HTTP contract stated in the OpenAPI document (docs/design.md §4 "Versioning"). */
 export const API_VERSION = '1.0.0';
 
 /**
- * OpenAPI 3.1 generated from the route schemas (one source of truth, issue 2): the document at
- * `GET /openapi.json`, the docs UI at `GET /docs`. Both are public (DESIGN §4). Must be
+ * OpenAPI 3.1 generated from the route schemas (one source of truth, docs/architecture.md): the document at
+ * `GET /openapi.json`, the docs UI at `GET /docs`. Both are public (docs/design.md §4). Must be
  * registered before the routes so @fastify/swagger sees them.
  */
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {

@@ -6,11 +6,11 @@ import { apiError } from '../errors.js';
 import { runStep } from './hook-step.js';
 
 /**
- * Per-key token bucket (DESIGN §4 "Rate limits"), an onRequest hook after auth and before
+ * Per-key token bucket (docs/design.md §4 "Rate limits"), an onRequest hook after auth and before
  * validation. Sets `X-RateLimit-Limit` (rpm), `X-RateLimit-Remaining` (whole tokens) and
  * `X-RateLimit-Reset` (Unix s when full) on every authenticated answer, errors included;
  * denies with 429 RATE_LIMITED + `Retry-After` = seconds until one request is allowed.
- * Callback-style: with the in-process limiter no promise is made per request (issue 5).
+ * Callback-style: with the in-process limiter no promise is made per request (docs/benchmarks.md).
  */
 export function registerRateLimit(scope: FastifyInstance, deps: { limiter: RateLimiter; metrics: Metrics }): void {
   const { limiter, metrics } = deps;

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 
 /**
- * Security headers for a JSON API (issue 7; OWASP REST Security Cheat Sheet "Security headers"),
+ * Security headers for a JSON API (docs/hardening.md; OWASP REST Security Cheat Sheet "Security headers"),
  * on every answer — errors, 404s and CORS preflights included:
  * - `X-Content-Type-Options: nosniff` — a browser never sniffs JSON into HTML or script;
  * - `Content-Security-Policy: default-src 'none'; frame-ancestors 'none'` and `X-Frame-Options: DENY`
@@ -31,7 +31,7 @@ export const JSON_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.fr
 });
 
 export function registerSecurityHeaders(app: FastifyInstance): void {
-  // Callback-style and allocation-free (issue 5): it runs on every answer.
+  // Callback-style and allocation-free (docs/benchmarks.md): it runs on every answer.
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-content-type-options', 'nosniff');
     reply.header('x-frame-options', 'DENY');

@@ -9,12 +9,12 @@ const DECIMAL_DIGITS = /^\d{1,16}$/;
 /**
  * Query checks the JSON schema cannot express, run as preValidation (after auth and rate
  * limit, before schema validation):
- * - a repeated parameter is ambiguous (which one wins?) → 400 (DESIGN §4); unknown parameters
+ * - a repeated parameter is ambiguous (which one wins?) → 400 (docs/design.md §4); unknown parameters
  *   are ignored, repeated or not;
  * - integer parameters must be plain decimal digits of a safe integer: AJV's coercion would
  *   also take `0x10`, ` 10`, `1e3` or `1.0`, and turn `1e20` into a number no store can use.
  * Attached per route when the route is added (call before the routes): only routes with query
- * parameters get the hook, each with its integer parameters listed once (issue 5 hot path).
+ * parameters get the hook, each with its integer parameters listed once (docs/benchmarks.md hot path).
  */
 export function registerQueryGuards(scope: FastifyInstance): void {
   scope.addHook('onRoute', (route) => {

@@ -8,7 +8,7 @@ const daoPoint = obj({ date: dateString, dao_fees_usd: usd('Σ gamba (DAO) fees 
 
 interface ChartQs { days: number; creator?: string }
 
-/** `/chart/plays`, `/chart/daily-usd`, `/chart/dao-usd`: dense daily UTC series (spec §8.4: last 300 days). */
+/** `/chart/plays`, `/chart/daily-usd`, `/chart/dao-usd`: dense daily UTC series (docs/spec.md §8.4: last 300 days). */
 export function registerChartRoutes(scope: FastifyInstance, deps: RouteDeps): void {
   const { store, clock } = deps;
 

@@ -50,14 +50,14 @@ interface SettledQs extends PagingQs {
 }
 interface PoolChangesQs extends PagingQs { pool: string }
 
-/** `page × itemsPerPage` beyond the offset limit → 400 pointing to `cursor` (DESIGN §4). */
+/** `page × itemsPerPage` beyond the offset limit → 400 pointing to `cursor` (docs/design.md §4). */
 function checkDepth(q: PagingQs): void {
   if (q.cursor === undefined && q.page * q.itemsPerPage > MAX_PAGE_DEPTH) {
     throw invalidParameter('page', `page × itemsPerPage must be ≤ ${MAX_PAGE_DEPTH}; for deeper pages follow 'cursor' (the nextCursor of the previous page)`);
   }
 }
 
-/** `/events/settledGames` and `/events/poolChanges` (spec §4, DESIGN §4; cursor extension). */
+/** `/events/settledGames` and `/events/poolChanges` (docs/spec.md §4, docs/design.md §4; cursor extension). */
 export function registerEventRoutes(scope: FastifyInstance, deps: RouteDeps): void {
   const { store } = deps;
 

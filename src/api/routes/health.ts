@@ -5,7 +5,7 @@ import type { RouteDeps } from '../types.js';
 
 const nullableInt = (description: string) => ({ type: ['integer', 'null'], description }) as const;
 
-/** `GET /health` (liveness, no store access) and `GET /ready` (readiness), both without a key (DESIGN §9). */
+/** `GET /health` (liveness, no store access) and `GET /ready` (readiness), both without a key (docs/design.md §9). */
 export function registerHealthRoutes(scope: FastifyInstance, deps: RouteDeps): void {
   const { store, sync } = deps;
 

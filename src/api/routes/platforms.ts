@@ -29,7 +29,7 @@ const tokenEntry = obj({
 
 interface PlatformsQs { limit: number; days: number; sortBy: (typeof PLATFORM_SORT)[number] }
 
-/** `/platforms`, `/platforms-by-pool`, `/tokens` (spec §4, DESIGN §4). */
+/** `/platforms`, `/platforms-by-pool`, `/tokens` (docs/spec.md §4, docs/design.md §4). */
 export function registerPlatformRoutes(scope: FastifyInstance, deps: RouteDeps): void {
   const { store, clock } = deps;
 

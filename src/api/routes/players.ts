@@ -18,7 +18,7 @@ const statsSchema = obj(
     active_players: count('Distinct players with a game in the last 60 minutes (startTime does not apply)'),
     first_bet_time: ms('Time of the first game; 0 when none'),
   },
-  'Platform statistics (spec §2, DESIGN §3)',
+  'Platform statistics (docs/spec.md §2, docs/design.md §3)',
 );
 
 const playerSchema = obj(
@@ -33,7 +33,7 @@ const playerSchema = obj(
     first_play: ms('First game'),
     last_play: ms('Last game'),
   },
-  'Player statistics (spec §2)',
+  'Player statistics (docs/spec.md §2)',
 );
 
 const leaderboardEntry = obj({
@@ -51,7 +51,7 @@ interface StatsQs { creator?: string; startTime?: string }
 interface PlayerQs { user: string; creator?: string; token?: string }
 interface PlayersQs { sortBy: PlayersSortBy; limit: number; offset: number; creator?: string; token?: string; pool?: string; startTime?: string }
 
-/** `/stats`, `/player`, `/players` (spec §4, DESIGN §3–§4). */
+/** `/stats`, `/player`, `/players` (docs/spec.md §4, docs/design.md §3–§4). */
 export function registerPlayerRoutes(scope: FastifyInstance, deps: RouteDeps): void {
   const { store, clock } = deps;
 

@@ -26,7 +26,7 @@ const dailyPoint = obj({
   plays: count('Games that day'),
 });
 
-/** `/ratio`, `/total`, `/daily` of one pool (spec §4, DESIGN §4: `pool` required). */
+/** `/ratio`, `/total`, `/daily` of one pool (docs/spec.md §4, docs/design.md §4: `pool` required). */
 export function registerPoolRoutes(scope: FastifyInstance, deps: RouteDeps): void {
   const { store, clock } = deps;
 

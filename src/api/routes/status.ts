@@ -13,7 +13,7 @@ const statusSchema = obj(
     totalGames: count('Settled games indexed'),
     totalVolume: usd('Σ usd_wager of all games'),
   },
-  'Status (spec §2)',
+  'Status (docs/spec.md §2)',
 );
 
 const syncStatusSchema = obj({
@@ -33,7 +33,7 @@ const syncStatusSchema = obj({
       description: 'Newest indexed transaction; null when nothing is indexed',
     },
     lastSync: isoOrNull('End of the last completed sync pass; null before the first'),
-    unpricedGames: count('Games whose USD price is not yet known (count 0 USD until re-priced, DESIGN §6)'),
+    unpricedGames: count('Games whose USD price is not yet known (count 0 USD until re-priced, docs/design.md §6)'),
     skipped: { type: 'object', additionalProperties: { type: 'integer' }, description: 'Transactions/events skipped while decoding, by reason' },
   }),
 });
@@ -51,7 +51,7 @@ const triggerSchema = obj({
  * The store's counters for /status and /sync/status, reused for up to `ttlMs` (0 = every call
  * queries) and never across a write this process made (the store's write generation), so a
  * burst of status polls costs one set of queries (~0.5 ms of the ~0.6 ms a status answer cost,
- * issue 5) while the counters stay at most `ttlMs` behind another process's writes. Concurrent
+ * docs/benchmarks.md) while the counters stay at most `ttlMs` behind another process's writes. Concurrent
  * calls share one query; a failed query is not kept. The sync flags are never reused.
  */
 export function reusedCounts(store: Store, clock: Clock, ttlMs: number): () => Promise<StoreCounts> {
@@ -70,7 +70,7 @@ export function reusedCounts(store: Store, clock: Clock, ttlMs: number): () => P
   };
 }
 
-/** `/status`, `/sync/status`, `POST /sync` (spec §2, DESIGN §4–§5). */
+/** `/status`, `/sync/status`, `POST /sync` (docs/spec.md §2, docs/design.md §4–§5). */
 export function registerStatusRoutes(scope: FastifyInstance, deps: RouteDeps): void {
   const { store, sync } = deps;
   const counts = reusedCounts(store, deps.clock, deps.statusCountsTtlMs ?? 0);
@@ -106,7 +106,7 @@ export function registerStatusRoutes(scope: FastifyInstance, deps: RouteDeps): v
     schema: {
       tags: ['status'],
       summary: 'Trigger a catch-up sync (joins a running one)',
-      description: 'Runs one catch-up pass to the chain head now; a call while a pass runs joins it (DESIGN §4). No request body.',
+      description: 'Runs one catch-up pass to the chain head now; a call while a pass runs joins it (docs/design.md §4). No request body.',
       response: { 202: triggerSchema, 413: errorResponse, 415: errorResponse, ...protectedErrors },
     },
   }, async (_request, reply) => {

@@ -8,9 +8,9 @@ import { startIndexingRuntime } from '../runtime.js';
 
 /**
  * `gamba-analytics index`: runs only the indexer (deployments that split API and indexer;
- * issue 4). SOLANA_RPC_URL is required unless `--simulate` starts the built-in simulator.
+ * docs/indexer.md). SOLANA_RPC_URL is required unless `--simulate` starts the built-in simulator.
  * SIGTERM/SIGINT stop it cleanly: in-flight RPC calls are aborted and the store transaction
- * in progress commits or rolls back as a whole (DESIGN §9); exit 0.
+ * in progress commits or rolls back as a whole (docs/design.md §9); exit 0.
  */
 export function registerIndex(program: Command): void {
   program

@@ -5,7 +5,7 @@ import { TIERS, createKeyService, isTier, parseExpiry } from '../../keys/index.j
 import { type ApiKeyRecord, type Store, createStore } from '../../store/index.js';
 
 /**
- * `gamba-analytics keys create|list|revoke` (DESIGN §4: operators manage keys with the CLI).
+ * `gamba-analytics keys create|list|revoke` (docs/design.md §4: operators manage keys with the CLI).
  * The key text is printed once at creation; only its SHA-256 is stored. `--json` prints
  * machine-readable output on stdout (logs go to stderr).
  */

@@ -4,7 +4,7 @@ import { createCommon, createLogger } from '../../core/index.js';
 import { createStore } from '../../store/index.js';
 
 /**
- * `gamba-analytics rollups rebuild` (DESIGN §7; issue 5): recomputes every rollup and counter
+ * `gamba-analytics rollups rebuild` (docs/design.md §7; docs/benchmarks.md): recomputes every rollup and counter
  * from the raw events of the DATABASE_URL store, in one transaction (readers keep seeing the
  * old rollups until it commits). Stop the indexer first on SQLite: the rebuild holds the write
  * lock for its whole run.

@@ -3,7 +3,7 @@ import { createShutdown } from '../../core/index.js';
 import { parseFaults, startSimulator, type Simulator } from '../../simulator/index.js';
 
 /**
- * `gamba-analytics simulate`: the local Solana chain simulator of the Gamba program (issue 3,
+ * `gamba-analytics simulate`: the local Solana chain simulator of the Gamba program (docs/simulator.md,
  * docs/simulator.md). Prints its URLs, optionally exports the ground truth as NDJSON (at start
  * and again on shutdown, so live games are included), stops on SIGINT/SIGTERM.
  */

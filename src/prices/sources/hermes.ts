@@ -7,7 +7,7 @@ export interface HermesSourceOptions {
   common: Common;
   /** Hermes base URL, e.g. https://hermes.pyth.network (HERMES_URL). */
   url: string;
-  /** PYTH_API_KEY, sent as `Authorization: Bearer …` (required by Hermes since 2026; DESIGN §6). */
+  /** PYTH_API_KEY, sent as `Authorization: Bearer …` (required by Hermes since 2026; docs/design.md §6). */
   apiKey?: string;
   /** mint → Pyth feed id (hex, with or without 0x). */
   feeds: Readonly<Record<string, string>>;
@@ -20,7 +20,7 @@ export interface HermesSourceOptions {
 const HOUR_S = 3600;
 
 /**
- * Pyth Hermes by publish time (gamba-v2.md §6): `GET /v2/updates/price/{t}?ids[]=…&parsed=true`
+ * Pyth Hermes by publish time (docs/protocol.md §6): `GET /v2/updates/price/{t}?ids[]=…&parsed=true`
  * answers the first update with publish_time ≥ t. We ask at the hour's start and keep the
  * answer only when it was published within that hour, so a feed gap never lends one hour's
  * price to another. Value = price × 10^expo (USD per whole token).

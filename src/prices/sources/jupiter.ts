@@ -13,13 +13,13 @@ export interface JupiterSourceOptions {
   fetch?: typeof fetch;
 }
 
-/** Jupiter v3 takes at most 50 ids per request (dev.jup.ag; gamba-v2.md §6). */
+/** Jupiter v3 takes at most 50 ids per request (dev.jup.ag; docs/protocol.md §6). */
 const MAX_IDS = 50;
 
 /**
  * Jupiter's **current** USD price (v3 `GET ?ids=a,b` → `{ "<mint>": { usdPrice } }`; the
  * deprecated v2 shape `{ data: { "<mint>": { price } } }` is read too). It has no history,
- * so the price seen now is stored for the hour asked (DESIGN §6: the fallback for mints
+ * so the price seen now is stored for the hour asked (docs/design.md §6: the fallback for mints
  * without a Pyth feed); publishTime is the time we asked. Tokens Jupiter omits are absent.
  */
 export function createJupiterSource(o: JupiterSourceOptions): PriceSource {

@@ -3,7 +3,7 @@ import type { DialectAdapter } from '../dialect.js';
 
 /**
  * Initial schema: raw events (the truth), reference data, sync state, API keys and rollups
- * (derived; DESIGN §7). Append-only: a released migration is never edited (STYLE habit 12).
+ * (derived; docs/design.md §7). Append-only: a released migration is never edited (docs/architecture.md convention 12).
  */
 export function migration0001(a: DialectAdapter) {
   const sumColumns = (t: CreateTableBuilder<any, any>): CreateTableBuilder<any, any> =>

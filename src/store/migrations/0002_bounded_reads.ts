@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DialectAdapter } from '../dialect.js';
 
 /**
- * Issue 5 (DESIGN §7: no request reads history): slimmer listing indexes that cover every
+ * docs/benchmarks.md (docs/design.md §7: no request reads history): slimmer listing indexes that cover every
  * filter × orderBy of /events/settledGames, an all-time per (player, creator, token, pool)
  * rollup replacing per (player, creator, token), a `jackpots` count in every game rollup, and
  * named counters for totals that were COUNT(*) over history. Existing data is re-rolled-up

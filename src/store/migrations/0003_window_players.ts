@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 
 /**
  * Windowed distinct players without the per-day per-player rollup. Every window of the API is
- * open towards now (spec §2 `startTime`: time ≥ startTime; DESIGN §4 /platforms: now − days×24 h),
+ * open towards now (docs/spec.md §2 `startTime`: time ≥ startTime; docs/design.md §4 /platforms: now − days×24 h),
  * so a player played in the window iff the all-time ru_user_ctp row's `last_ms` ≥ the window
  * start. These covering indexes make `count(distinct player) … where last_ms >= ?` (per creator,
  * or for one creator) read only the rows of players active in the window.

@@ -4,12 +4,12 @@ import { SORT_KEYS, type LeaderboardSort } from '../sort-keys.js';
 import { rebuildRollupsIn } from '../write.js';
 
 /**
- * Issue 5: answers bounded by their own size at any history size (DESIGN §7).
+ * docs/benchmarks.md: answers bounded by their own size at any history size (docs/design.md §7).
  * - All-time leaderboards with filters read limit + offset rows of an index: one player rollup
  *   per filter shape — per (player, creator), (player, token), (player, token, pool) and
  *   (player, creator, token); ru_user_ctp serves creator + pool — each indexed on
  *   (filter columns, sort key desc, player) for every `sortBy` the filter allows (token_* need
- *   one token, DESIGN §4). Their totals are counters ('players:<shape>:…') kept by the write path.
+ *   one token, docs/design.md §4). Their totals are counters ('players:<shape>:…') kept by the write path.
  * - Per-day series without the creator × token × pool fan-out: ru_day (charts), ru_day_c (charts
  *   and windowed sums per creator: /stats, /platforms) and ru_pool_day (/daily). ru_day_ctp,
  *   read by nothing any more, is dropped.

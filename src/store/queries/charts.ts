@@ -4,7 +4,7 @@ import type { Database } from '../schema.js';
 import type { ChartQuery, DaoPoint, PlaysPoint } from '../types.js';
 import { dayRange, num } from './common.js';
 
-/** Per-day sums over the dense series of `days` UTC dates ending today (DESIGN §4), from ru_day or ru_day_c (one row per day). */
+/** Per-day sums over the dense series of `days` UTC dates ending today (docs/design.md §4), from ru_day or ru_day_c (one row per day). */
 async function perDay(db: Kysely<Database>, q: ChartQuery): Promise<{ date: string; plays: number; usd_wager: number; usd_gamba_fee: number }[]> {
   const { first, last } = dayRange(q.days, q.now);
   const res = await sql<Record<string, unknown>>`select day, plays, usd_wager, usd_gamba_fee
@@ -24,7 +24,7 @@ export async function chartPlays(db: Kysely<Database>, q: ChartQuery): Promise<P
   return (await perDay(db, q)).map((p) => ({ date: p.date, plays: p.plays, volume_usd: p.usd_wager }));
 }
 
-/** GET /chart/dao-usd: Σ gambaFee × p per day (DESIGN §3). */
+/** GET /chart/dao-usd: Σ gambaFee × p per day (docs/design.md §3). */
 export async function chartDaoUsd(db: Kysely<Database>, q: ChartQuery): Promise<DaoPoint[]> {
   return (await perDay(db, q)).map((p) => ({ date: p.date, dao_fees_usd: p.usd_gamba_fee }));
 }

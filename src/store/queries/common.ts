@@ -31,7 +31,7 @@ const SUMS = 'plays, jackpots, wager_hi, wager_lo, payout_hi, payout_lo, jackpot
 /**
  * Rows of game sums per player (`player` + the GameSums columns of schema.ts) for games with
  * time ≥ startTime (ms) matching `f`, to be grouped by player. Cost grows with the window, not
- * with history (DESIGN §7):
+ * with history (docs/design.md §7):
  * - with a creator/token/pool filter: ru_daily rows of whole days after the start day;
  * - without: ru_block_user rows of whole 32-day blocks after the start day's block, plus
  *   ru_day_user rows of that block's remaining days (migration 0004) — a year is ≤ 12 rows
@@ -79,7 +79,7 @@ export const TOKEN_PROFIT_ORDER = sql.raw(
   `((sum(payout_hi) + sum(jackpot_hi) - sum(wager_hi)) * 4294967296.0 + (sum(payout_lo) + sum(jackpot_lo) - sum(wager_lo)))`,
 );
 
-/** UTC day numbers of the dense series of `days` dates ending with today (DESIGN §4). */
+/** UTC day numbers of the dense series of `days` dates ending with today (docs/design.md §4). */
 export function dayRange(days: number, now: number): { first: number; last: number } {
   const last = dayOf(now);
   return { first: last - days + 1, last };

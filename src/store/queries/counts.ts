@@ -6,7 +6,7 @@ import { num } from './common.js';
 /** Totals for /status and /sync/status. */
 export async function counts(db: Kysely<Database>): Promise<StoreCounts> {
   const games = await sql<Record<string, unknown>>`select sum(plays) as plays, sum(usd_wager) as usd from ru_ctp`.execute(db);
-  // Counters kept by the write path: no COUNT(*) over history (DESIGN §7).
+  // Counters kept by the write path: no COUNT(*) over history (docs/design.md §7).
   const counters = await db.selectFrom('ru_counter').select(['name', 'n']).where('name', 'in', ['signatures', 'pool_changes', 'unpriced_games']).execute();
   const c = new Map(counters.map((r) => [r.name, num(r.n)]));
   const skippedRows = await db.selectFrom('sync_state').selectAll().where('key', 'like', 'skipped.%').execute();

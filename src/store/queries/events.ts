@@ -5,7 +5,7 @@ import type { Page, PoolChangeRecord, PoolChangesQuery, SettledGame, SettledGame
 import { big, counter, filterSql, num, poolToken } from './common.js';
 
 /**
- * Keyset cursors (DESIGN §4 extension): base64url JSON of the ordering and the last row's
+ * Keyset cursors (docs/design.md §4 extension): base64url JSON of the ordering and the last row's
  * sort key. Opaque to clients; stable while new games arrive.
  */
 type KeyValue = number | string;
@@ -104,7 +104,7 @@ export async function settledGames(db: Kysely<Database>, q: SettledGamesQuery): 
 }
 
 /**
- * `total` of a settledGames listing from rollup play counts (DESIGN §7: never COUNT(*) over
+ * `total` of a settledGames listing from rollup play counts (docs/design.md §7: never COUNT(*) over
  * games): ru_ctp (creator × token × pool, a few rows) or, with a user, that user's ru_user_ctp
  * rows; `jackpots` instead of `plays` for onlyJackpots.
  */

@@ -6,7 +6,7 @@ import type { PlatformEntry, PlatformsQuery } from '../types.js';
 import { activePlayers, num } from './common.js';
 
 /**
- * GET /platforms: creators over the rolling window now − days×24 h (DESIGN §4); ties by creator asc.
+ * GET /platforms: creators over the rolling window now − days×24 h (docs/design.md §4); ties by creator asc.
  *
  * Cost follows the players active in the window, not per-day per-player rows: the window is open
  * towards now, so

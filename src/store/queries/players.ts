@@ -6,7 +6,7 @@ import { PLAYER_COUNTERS, type RollupTable } from '../rollups.js';
 import { SORT_KEYS } from '../sort-keys.js';
 import { AGG_SUMS, counter, filterSql, num, poolToken, TOKEN_PROFIT_ORDER, TOKEN_VOLUME_ORDER, tokenSums, windowSource } from './common.js';
 
-/** GET /player: all-time totals of one user from ru_user_ctp (spec §2 Player statistics; DESIGN §4). */
+/** GET /player: all-time totals of one user from ru_user_ctp (docs/spec.md §2 Player statistics; docs/design.md §4). */
 export async function player(db: Kysely<Database>, q: PlayerQuery): Promise<PlayerResult | undefined> {
   const res = await sql<Record<string, unknown>>`select token, ${AGG_SUMS} from ru_user_ctp
     where player = ${q.user} ${filterSql({ creator: q.creator, token: q.token })} group by token`.execute(db);
@@ -24,7 +24,7 @@ export async function player(db: Kysely<Database>, q: PlayerQuery): Promise<Play
     first = Math.min(first, num(r.first_ms));
     last = Math.max(last, num(r.last_ms));
     const token = String(r.token);
-    // favorite_token: most plays, then higher USD volume, then address order (DESIGN §4).
+    // favorite_token: most plays, then higher USD volume, then address order (docs/design.md §4).
     if (!fav || p > fav.plays || (p === fav.plays && (usd > fav.usd || (usd === fav.usd && token < fav.token)))) fav = { token, plays: p, usd };
   }
   return {
@@ -41,13 +41,13 @@ export async function player(db: Kysely<Database>, q: PlayerQuery): Promise<Play
 }
 
 /**
- * GET /players leaderboard. Source by filters (DESIGN §7: cost bounded by the answer or window):
- * - all-time, unfiltered (usd_* only, DESIGN §4) → the top N straight from ru_user's sort
+ * GET /players leaderboard. Source by filters (docs/design.md §7: cost bounded by the answer or window):
+ * - all-time, unfiltered (usd_* only, docs/design.md §4) → the top N straight from ru_user's sort
  *   indexes, total from the 'players' counter;
  * - all-time with creator/token/pool → the per-player rollup of that filter shape, read in
  *   index order (limit + offset rows; migration 0004, sort-keys.ts), total from its counter;
  * - startTime → ru_daily window (+ raw rows of a partial first day): grows with the window.
- * Ties break by user ascending (DESIGN §4). token_* are null unless one token is implied.
+ * Ties break by user ascending (docs/design.md §4). token_* are null unless one token is implied.
  */
 export async function players(db: Kysely<Database>, a: DialectAdapter, q: PlayersQuery): Promise<PlayersResult> {
   const singleToken = q.token !== undefined || q.pool !== undefined;

@@ -43,7 +43,7 @@ export async function daily(db: Kysely<Database>, q: { pool: string; days: numbe
   return out;
 }
 
-/** Window of /ratio: the last 30 days (DESIGN §4). */
+/** Window of /ratio: the last 30 days (docs/design.md §4). */
 export const RATIO_WINDOW_MS = 30 * MS_PER_DAY;
 
 /**

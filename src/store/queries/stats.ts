@@ -6,10 +6,10 @@ import type { StatsQuery, StatsResult } from '../types.js';
 import { PLAYER_COUNTERS } from '../rollups.js';
 import { activePlayers, counter, filterSql, num } from './common.js';
 
-/** Active window of `active_players`: the last 60 minutes of wall clock (DESIGN §3). */
+/** Active window of `active_players`: the last 60 minutes of wall clock (docs/design.md §3). */
 export const ACTIVE_WINDOW_MS = 60 * 60 * 1000;
 
-/** GET /stats (spec §2 Platform statistics; definitions DESIGN §3). */
+/** GET /stats (docs/spec.md §2 Platform statistics; definitions docs/design.md §3). */
 export async function stats(db: Kysely<Database>, _a: DialectAdapter, q: StatsQuery): Promise<StatsResult> {
   const f = { creator: q.creator };
   let row: Record<string, unknown> | undefined;
@@ -22,7 +22,7 @@ export async function stats(db: Kysely<Database>, _a: DialectAdapter, q: StatsQu
     const players = await counter(db, q.creator === undefined ? PLAYER_COUNTERS.ru_user!({}) : PLAYER_COUNTERS.ru_user_c!({ creator: q.creator }));
     row = { ...sums.rows[0], players };
   } else {
-    // Windows are open towards now (spec §2 `startTime`: time ≥ startTime), so a player or creator
+    // Windows are open towards now (docs/spec.md §2 `startTime`: time ≥ startTime), so a player or creator
     // is in the window iff its all-time last play is ≥ startTime: counts read the all-time
     // rollups (ru_user / ru_user_c by last_ms, migration 0004; the small ru_ctp), sums read ru_day or
     // ru_day_c (migration 0004) for whole days plus the raw games of the partial start day,
