@@ -1,0 +1,89 @@
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { Piscina } from 'piscina';
+import type { Logger } from '../../core/index.js';
+import { storeUnavailable } from '../driver-errors.js';
+import type { Queries } from '../types.js';
+import { deserializeError, type ReaderAnswer, type ReaderMethod, type ReaderSettings, type ReaderTask } from './protocol.js';
+
+/**
+ * SQLite reads off the event loop (docs/architecture.md "Reader pool"): `readers` threads
+ * (piscina), each with its own read-only connection running src/store/queries. A query that has
+ * not answered within `timeoutMs` (queue wait included) rejects with STORE_UNAVAILABLE; if it was
+ * running, its thread is terminated and piscina starts a fresh one (docs/hardening.md "Store
+ * deadline"). A thread blocked inside SQLite (a lock wait, a long statement) stops once SQLite
+ * returns control, at the latest after its busy timeout; the caller does not wait for that.
+ */
+export interface ReaderPool {
+  readonly queries: Queries;
+  /** One read of the schema page through a reader, within the deadline (for /ready). */
+  ping(): Promise<void>;
+  /** Reader threads: how many queries run at once (the API sizes its slots on it). */
+  readonly slots: number;
+  close(): Promise<void>;
+}
+
+export interface ReaderPoolOptions extends ReaderSettings {
+  readers: number;
+  /** Deadline of one query, ms (STORE_TIMEOUT_MS). */
+  timeoutMs: number;
+  logger: Logger;
+}
+
+/** The worker entry next to this module: `worker.js` in dist/, `worker.ts` (through tsx) when running from sources. */
+function workerEntry(): { filename: string; execArgv?: string[] } {
+  const fromSource = import.meta.url.endsWith('.ts');
+  const filename = new URL(`./worker.${fromSource ? 'ts' : 'js'}`, import.meta.url).href;
+  if (!fromSource) return { filename };
+  // Resolved from this file, not the working directory: tests and tools start from anywhere.
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+  return { filename, execArgv: ['--import', tsx] };
+}
+
+/** Every read query, checked against Queries at compile time (a new query cannot be forgotten here). */
+const QUERY_METHODS = Object.keys({
+  counts: true, stats: true, player: true, players: true, settledGames: true, poolChanges: true, platforms: true, platformsByPool: true,
+  tokens: true, ratio: true, total: true, daily: true, chartPlays: true, chartDailyUsd: true, chartDaoUsd: true,
+} satisfies Record<keyof Queries, true>) as (keyof Queries)[];
+
+export function createReaderPool(o: ReaderPoolOptions): ReaderPool {
+  const settings: ReaderSettings = { path: o.path, busyTimeoutMs: o.busyTimeoutMs, cacheMiB: o.cacheMiB };
+  const pool = new Piscina({
+    ...workerEntry(),
+    workerData: settings,
+    minThreads: o.readers,
+    maxThreads: o.readers,
+    // Threads live as long as the pool: a reader's connection and page cache are its warm state.
+    idleTimeout: Number.POSITIVE_INFINITY,
+    concurrentTasksPerWorker: 1,
+  });
+  // A thread that dies outside a task (it cannot throw: run() returns errors as values) is replaced by piscina.
+  pool.on('error', (err: unknown) => o.logger.error({ err }, 'store reader thread failed'));
+  let closed = false;
+
+  const run = async (method: ReaderMethod, args: unknown[]): Promise<unknown> => {
+    if (closed) throw storeUnavailable('the store is closed');
+    const task: ReaderTask = { method, args };
+    let answer: ReaderAnswer;
+    try {
+      answer = (await pool.run(task, { signal: AbortSignal.timeout(o.timeoutMs) })) as ReaderAnswer;
+    } catch (err) {
+      if ((err as Error)?.name === 'AbortError') throw storeUnavailable(`no answer from the SQLite reader within ${o.timeoutMs} ms (${method})`, err);
+      throw storeUnavailable(`SQLite reader failed (${method}): ${(err as Error)?.message ?? String(err)}`, err);
+    }
+    if (!answer.ok) throw deserializeError(answer.error);
+    return answer.value;
+  };
+
+  const queries = Object.fromEntries(QUERY_METHODS.map((m) => [m, (...args: unknown[]) => run(m, args)])) as unknown as Queries;
+  return {
+    queries,
+    slots: o.readers,
+    ping: async () => void (await run('ping', [])),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pool.destroy();
+    },
+  };
+}
