@@ -248,6 +248,9 @@ async function openReadonly(opts: CreateStoreOptions): Promise<Store> {
   if (config.kind === 'sqlite') {
     if (config.path === ':memory:') throw new AppError('CONFIG_INVALID', 'a read-only store needs a database file: reader threads cannot share an in-memory database');
     db = openSqliteReadonly(config.path, Math.min(opts.busyTimeoutMs ?? MAIN_READONLY_BUSY_TIMEOUT_MS, timeoutMs));
+    // Kysely initialises its driver on first use and ignores destroy() before that: use it once,
+    // so close() really closes the connection (and later calls fail as STORE_UNAVAILABLE).
+    await sql`select 1`.execute(db);
     readers = createReaderPool({
       path: config.path,
       readers: Math.max(1, Math.floor(opts.readers ?? DEFAULT_STORE_READERS)),

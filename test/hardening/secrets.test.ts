@@ -36,15 +36,19 @@ async function serveLogged(name: string) {
   const clock = new ManualClock(Date.now());
   const common = createCommon({ clock, logger });
   const path = join(dir, `${name}.db`);
-  const store = await createStore({ common, config: { kind: 'sqlite', path } });
+  // As `serve` builds it: a read-write store issues the key, the API reads a read-only one (reader threads).
+  const writer = await createStore({ common, config: { kind: 'sqlite', path } });
+  const { key } = await createKeyService({ store: writer.keys, clock }).create({ name: 'secret-test', tier: 'enterprise', rpm: 100_000, burst: 100_000 });
+  await writer.close();
+  const store = await createStore({ common, config: { kind: 'sqlite', path }, access: 'readonly' });
   const keys = createKeyService({ store: store.keys, clock });
   const limiter = createMemoryRateLimiter({ clock });
   const app = await buildApp({ common, store, keys, limiter, sync: createIdleSyncController(clock) });
   const server = await startServer({ app, host: '127.0.0.1', port: 0 });
-  const { key } = await keys.create({ name: 'secret-test', tier: 'enterprise', rpm: 100_000, burst: 100_000 });
   return {
     url: server.url,
     key,
+    /** The API's (read-only) store. */
     store,
     path,
     lines,
@@ -126,10 +130,10 @@ describe('no stack traces or SQL text in answers', () => {
     for (const op of OPERATIONS) {
       const res = await call(s.url, op, { key: s.key });
       // The key lookup itself needs the store: 503 before anything else.
-      expectError(res, 503, 'SERVICE_UNAVAILABLE');
+      expectError(res, 503, 'STORE_UNAVAILABLE');
       expect(res.text).not.toMatch(/database|connection|sqlite|\.ts:\d+/i);
     }
-    expectError(await http(s.url, '/ready'), 503, 'SERVICE_UNAVAILABLE');
+    expectError(await http(s.url, '/ready'), 503, 'STORE_UNAVAILABLE');
     expect((await http(s.url, '/health')).status).toBe(200);
     await s.close();
   });

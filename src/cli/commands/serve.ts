@@ -48,17 +48,35 @@ async function serve(config: Readonly<Config>, withIndexer: boolean, role: { wor
   exitOnSignals(common);
   try {
     // createStore registers its own close step on common.shutdown.
+    // The read-write store migrates and, with the indexer in-process, is the indexer's.
     // Short SQLite lock waits: they block the event loop that also answers HTTP (the indexer retries).
-    // An API-only process keeps a small SQLite page cache (hot pages stay in the OS page cache).
-    const store = await createStore({ common, config: config.store, busyTimeoutMs: 250, cacheMiB: withIndexer ? 64 : 16 });
-    // Key records are reused for 5 s: no store query per request; a revocation applies within 5 s.
-    const keys = createKeyService({ store: store.keys, clock: common.clock, recordTtlMs: 5_000 });
+    const writer = await createStore({ common, config: config.store, busyTimeoutMs: 250, cacheMiB: withIndexer ? 64 : 16 });
     let sync: SyncController = createIdleSyncController(common.clock);
     const demo = withIndexer && !config.solanaRpcUrl;
     if (withIndexer) {
-      const runtime = await startIndexingRuntime({ common, config, store });
+      const runtime = await startIndexingRuntime({ common, config, store: writer });
       sync = runtime.indexer.controller;
+    } else if (!role.workers) {
+      await writer.close(); // migrated; an API-only process writes nothing
     }
+    // The API reads through a read-only store (docs/architecture.md "Reader pool"): SQLite queries on
+    // STORE_READERS threads off the event loop, every read within STORE_TIMEOUT_MS. The primary of
+    // `--workers` serves no HTTP and opens none.
+    const store = role.workers
+      ? writer
+      : await createStore({
+          common,
+          config: config.store,
+          access: 'readonly',
+          readers: config.storeReaders,
+          timeoutMs: config.storeTimeoutMs,
+          // In-process writes show in the response cache at once (docs/design.md §5).
+          ...(withIndexer ? { generation: () => writer.generation() } : {}),
+        });
+    // Key records are reused for 5 s: no store query per request; a revocation applies within 5 s.
+    const keys = createKeyService({ store: store.keys, clock: common.clock, recordTtlMs: 5_000 });
+    // The demo key is minted through the read-write store (the indexer runs in the demo).
+    const issuer = withIndexer ? createKeyService({ store: writer.keys, clock: common.clock }) : keys;
     if (config.metricsPort !== undefined && !role.worker) {
       // One listener per host, in the primary (with --workers the workers' HTTP metrics stay in
       // their own processes: docs/deployment.md).
@@ -72,7 +90,7 @@ async function serve(config: Readonly<Config>, withIndexer: boolean, role: { wor
       const url = await pool.listening;
       logger.info({ url, workers: role.workers, store: config.store.kind, indexer: withIndexer, demo }, 'API listening');
       process.stdout.write(`Gamba Analytics API listening on ${url} (docs: ${url}/docs) with ${role.workers} worker processes\n`);
-      await announceKey(common, keys, url, demo, (await store.keys.count()) === 0);
+      await announceKey(common, issuer, url, demo, (await writer.keys.count()) === 0);
       return;
     }
     const limiter = createConfiguredLimiter(common, config);
@@ -83,7 +101,7 @@ async function serve(config: Readonly<Config>, withIndexer: boolean, role: { wor
     logger.info({ url: server.url, store: config.store.kind, indexer: withIndexer, demo, ...(role.worker ? { worker_pid: process.pid } : {}) }, 'API listening');
     if (role.worker) return; // the primary prints the banner and the key once
     process.stdout.write(`Gamba Analytics API listening on ${server.url} (docs: ${server.url}/docs)\n`);
-    await announceKey(common, keys, server.url, demo, (await store.keys.count()) === 0);
+    await announceKey(common, issuer, server.url, demo, (await store.keys.count()) === 0);
   } catch (err) {
     await common.shutdown.close();
     throw err;
