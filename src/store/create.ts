@@ -249,7 +249,7 @@ async function openReadonly(opts: CreateStoreOptions): Promise<Store> {
     if (config.path === ':memory:') throw new AppError('CONFIG_INVALID', 'a read-only store needs a database file: reader threads cannot share an in-memory database');
     db = openSqliteReadonly(config.path, Math.min(opts.busyTimeoutMs ?? MAIN_READONLY_BUSY_TIMEOUT_MS, timeoutMs));
     // Kysely initialises its driver on first use and ignores destroy() before that: use it once,
-    // so close() really closes the connection (and later calls fail as STORE_UNAVAILABLE).
+    // so close() really closes the connection.
     await sql`select 1`.execute(db);
     readers = createReaderPool({
       path: config.path,
@@ -260,6 +260,7 @@ async function openReadonly(opts: CreateStoreOptions): Promise<Store> {
       cacheMiB: opts.cacheMiB ?? READER_CACHE_MIB,
       logger: common.logger,
     });
+    await readers.warm;
   } else {
     const schema = opts.schema ?? config.schema;
     db = openPostgres({ url: config.url, schema, timeoutMs });
@@ -271,7 +272,9 @@ async function openReadonly(opts: CreateStoreOptions): Promise<Store> {
   const generation = opts.generation ?? (() => 0);
   // SQLite: no deadline timer on the event loop's own connection (its statements are synchronous; busy_timeout bounds them).
   const mainDeadline = config.kind === 'sqlite' ? undefined : timeoutMs;
-  const keys = mappingErrors(createApiKeyStore(db), mainDeadline);
+  let closed = false;
+  const isClosed = () => closed;
+  const keys = mappingErrors(createApiKeyStore(db), mainDeadline, isClosed);
   const reads = mappingErrors(
     {
       async getState(key: string) {
@@ -286,8 +289,8 @@ async function openReadonly(opts: CreateStoreOptions): Promise<Store> {
       unpricedHours: (limit: number) => unpricedHours(db, limit),
     },
     mainDeadline,
+    isClosed,
   );
-  let closed = false;
   const store: Store = {
     dialect: adapter.kind,
     access: 'readonly',
@@ -301,7 +304,7 @@ async function openReadonly(opts: CreateStoreOptions): Promise<Store> {
     ...reads,
     generation,
     keys: { ...keys, insert: readonlyError('keys.insert'), revoke: readonlyError('keys.revoke') },
-    queries: readers ? readers.queries : mappingErrors(createQueries(readDb ?? db, adapter), timeoutMs),
+    queries: readers ? readers.queries : mappingErrors(createQueries(readDb ?? db, adapter), timeoutMs, isClosed),
     ping: mappingErrors(
       {
         async ping() {
@@ -315,6 +318,7 @@ async function openReadonly(opts: CreateStoreOptions): Promise<Store> {
         },
       },
       mainDeadline,
+      isClosed,
     ).ping,
     async close() {
       if (closed) return;

@@ -71,9 +71,10 @@ export function withDeadline<T>(work: Promise<T>, timeoutMs: number, what: strin
 
 /**
  * Wraps every method of `target` (an object of async functions) so its errors go through
- * toStoreError and, with `timeoutMs`, so it answers within the store deadline.
+ * toStoreError and, with `timeoutMs`, so it answers within the store deadline; after
+ * `isClosed()` turns true every call fails with STORE_UNAVAILABLE.
  */
-export function mappingErrors<T extends object>(target: T, timeoutMs?: number): T {
+export function mappingErrors<T extends object>(target: T, timeoutMs?: number, isClosed?: () => boolean): T {
   const out = {} as Record<string, unknown>;
   for (const [name, fn] of Object.entries(target)) {
     if (typeof fn !== 'function') {
@@ -81,6 +82,8 @@ export function mappingErrors<T extends object>(target: T, timeoutMs?: number): 
       continue;
     }
     out[name] = async (...args: unknown[]) => {
+      // Kysely ignores destroy() before its first query, and would then serve one: a closed store answers nothing.
+      if (isClosed?.()) throw storeUnavailable('the store is closed');
       try {
         const work = (fn as (...a: unknown[]) => Promise<unknown>).apply(target, args);
         return await (timeoutMs === undefined ? work : withDeadline(work, timeoutMs, name));

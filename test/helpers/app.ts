@@ -38,6 +38,10 @@ export interface TestAppOptions<C extends Clock> {
   store?: Store;
   /** Read-only twin settings: reader threads, store deadline (ms). `false`: the API reads `store` directly. */
   readers?: { readers?: number; timeoutMs?: number } | false;
+  /** A store the API reads instead of `store`'s twin (e.g. one behind a TCP proxy); the caller closes it. */
+  apiStore?: Store;
+  /** KeyService record reuse of the API, ms (default 0: every request looks its key up, as before). */
+  keyRecordTtlMs?: number;
   /** Defaults to a ManualClock at the current wall time (tests move it; nothing moves it alone). */
   clock?: C;
   sync?: SyncController;
@@ -60,11 +64,11 @@ export async function buildTestApp<C extends Clock = ManualClock>(opts: TestAppO
     store = await openWriterStore({ kind: 'sqlite', path: join(dir, 'gamba.db') }, common);
     ownStore = { dir };
   }
-  const twin = opts.readers === false ? undefined : await readonlyTwin(store, { common, ...opts.readers });
-  const apiStore = twin ?? store;
+  const twin = opts.apiStore || opts.readers === false ? undefined : await readonlyTwin(store, { common, ...opts.readers });
+  const apiStore = opts.apiStore ?? twin ?? store;
   // Keys are issued through the writer and verified by the API through its own store.
   const keys = createKeyService({ store: store.keys, clock });
-  const apiKeys = twin ? createKeyService({ store: twin.keys, clock }) : keys;
+  const apiKeys = apiStore !== store || opts.keyRecordTtlMs ? createKeyService({ store: apiStore.keys, clock, recordTtlMs: opts.keyRecordTtlMs }) : keys;
   const limiter = opts.limiter ?? createMemoryRateLimiter({ clock });
   const sync = opts.sync ?? createIdleSyncController(clock);
   const app = await buildApp({ common, store: apiStore, keys: apiKeys, limiter, sync, options: opts.options });

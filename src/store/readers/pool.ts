@@ -20,6 +20,12 @@ export interface ReaderPool {
   ping(): Promise<void>;
   /** Reader threads: how many queries run at once (the API sizes its slots on it). */
   readonly slots: number;
+  /**
+   * Resolves once every thread has loaded the query module and opened its connection (or failed
+   * to: logged, the deadline then answers for it). Loading takes longer than a deadline from
+   * TypeScript sources, so a fresh pool would otherwise miss its first deadlines.
+   */
+  readonly warm: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -39,6 +45,9 @@ function workerEntry(): { filename: string; execArgv?: string[] } {
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
   return { filename, execArgv: ['--import', tsx] };
 }
+
+/** Longest wait for the threads to load and open their connections at start, ms. */
+const WARM_UP_TIMEOUT_MS = 30_000;
 
 /** Every read query, checked against Queries at compile time (a new query cannot be forgotten here). */
 const QUERY_METHODS = Object.keys({
@@ -61,14 +70,14 @@ export function createReaderPool(o: ReaderPoolOptions): ReaderPool {
   pool.on('error', (err: unknown) => o.logger.error({ err }, 'store reader thread failed'));
   let closed = false;
 
-  const run = async (method: ReaderMethod, args: unknown[]): Promise<unknown> => {
+  const run = async (method: ReaderMethod, args: unknown[], timeoutMs = o.timeoutMs): Promise<unknown> => {
     if (closed) throw storeUnavailable('the store is closed');
     const task: ReaderTask = { method, args };
     let answer: ReaderAnswer;
     try {
-      answer = (await pool.run(task, { signal: AbortSignal.timeout(o.timeoutMs) })) as ReaderAnswer;
+      answer = (await pool.run(task, { signal: AbortSignal.timeout(timeoutMs) })) as ReaderAnswer;
     } catch (err) {
-      if ((err as Error)?.name === 'AbortError') throw storeUnavailable(`no answer from the SQLite reader within ${o.timeoutMs} ms (${method})`, err);
+      if ((err as Error)?.name === 'AbortError') throw storeUnavailable(`no answer from the SQLite reader within ${timeoutMs} ms (${method})`, err);
       throw storeUnavailable(`SQLite reader failed (${method}): ${(err as Error)?.message ?? String(err)}`, err);
     }
     if (!answer.ok) throw deserializeError(answer.error);
@@ -76,9 +85,15 @@ export function createReaderPool(o: ReaderPoolOptions): ReaderPool {
   };
 
   const queries = Object.fromEntries(QUERY_METHODS.map((m) => [m, (...args: unknown[]) => run(m, args)])) as unknown as Queries;
+  // One ping per thread at once: each thread takes one (concurrentTasksPerWorker 1).
+  const warm = Promise.all(Array.from({ length: o.readers }, () => run('ping', [], WARM_UP_TIMEOUT_MS))).then(
+    () => undefined,
+    (err: unknown) => o.logger.warn({ err }, 'store reader threads did not warm up; reads answer within the deadline or fail'),
+  );
   return {
     queries,
     slots: o.readers,
+    warm,
     ping: async () => void (await run('ping', [])),
     async close() {
       if (closed) return;
