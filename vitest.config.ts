@@ -28,7 +28,7 @@ export default defineConfig({
               test: {
                 name: 'postgres',
                 // test/scaleout (PostgreSQL + Redis by nature) runs here only.
-                include: ['test/contract/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/ingest/**/*.test.ts', 'test/store/**/*.test.ts', 'test/scaleout/**/*.test.ts'],
+                include: ['test/contract/**/*.test.ts', 'test/hardening/store-deadline.test.ts', 'test/e2e/**/*.test.ts', 'test/ingest/**/*.test.ts', 'test/store/**/*.test.ts', 'test/scaleout/**/*.test.ts'],
                 env: { TEST_STORE: 'postgres', TEST_DATABASE_URL: postgresUrl },
               },
             },

@@ -9,10 +9,9 @@ import { deserializeError, type ReaderAnswer, type ReaderMethod, type ReaderSett
 /**
  * SQLite reads off the event loop (docs/architecture.md "Reader pool"): `readers` threads
  * (piscina), each with its own read-only connection running src/store/queries. A query that has
- * not answered within `timeoutMs` (queue wait included) rejects with STORE_UNAVAILABLE; if it was
- * running, its thread is terminated and piscina starts a fresh one (docs/hardening.md "Store
- * deadline"). A thread blocked inside SQLite (a lock wait, a long statement) stops once SQLite
- * returns control, at the latest after its busy timeout; the caller does not wait for that.
+ * not answered within `timeoutMs` (wait for a free thread included) rejects with
+ * STORE_UNAVAILABLE (docs/hardening.md "Store deadline"); a running one is abandoned and its
+ * thread is free again once SQLite returns (a lock wait ends at the readers' busy timeout).
  */
 export interface ReaderPool {
   readonly queries: Queries;
@@ -66,23 +65,62 @@ export function createReaderPool(o: ReaderPoolOptions): ReaderPool {
     idleTimeout: Number.POSITIVE_INFINITY,
     concurrentTasksPerWorker: 1,
   });
-  // A thread that dies outside a task (it cannot throw: run() returns errors as values) is replaced by piscina.
+  // A thread that dies (it cannot throw: run() returns errors as values) is replaced by piscina.
   pool.on('error', (err: unknown) => o.logger.error({ err }, 'store reader thread failed'));
   let closed = false;
-
-  const run = async (method: ReaderMethod, args: unknown[], timeoutMs = o.timeoutMs): Promise<unknown> => {
-    if (closed) throw storeUnavailable('the store is closed');
-    const task: ReaderTask = { method, args };
-    let answer: ReaderAnswer;
-    try {
-      answer = (await pool.run(task, { signal: AbortSignal.timeout(timeoutMs) })) as ReaderAnswer;
-    } catch (err) {
-      if ((err as Error)?.name === 'AbortError') throw storeUnavailable(`no answer from the SQLite reader within ${timeoutMs} ms (${method})`, err);
-      throw storeUnavailable(`SQLite reader failed (${method}): ${(err as Error)?.message ?? String(err)}`, err);
-    }
-    if (!answer.ok) throw deserializeError(answer.error);
-    return answer.value;
+  /** Tasks handed to piscina and not yet finished, abandoned ones included: never more than the threads. */
+  let busy = 0;
+  /** Tasks waiting for a free thread; a task past its deadline leaves this queue (it never starts). */
+  const waiting: (() => void)[] = [];
+  const next = () => {
+    while (busy < o.readers && waiting.length > 0) waiting.shift()!();
   };
+
+  /**
+   * Runs one task on a free thread, answering within `timeoutMs`. A task past its deadline is
+   * abandoned, not cancelled: piscina could only terminate its thread, and a thread terminated
+   * while inside better-sqlite3 takes the process down (V8 fatal error when the driver throws
+   * into a terminating isolate). The thread finishes the statement (a lock wait ends at the
+   * readers' busy timeout) and then takes the next task.
+   */
+  const run = (method: ReaderMethod, args: unknown[], timeoutMs = o.timeoutMs): Promise<unknown> =>
+    new Promise((resolve, reject) => {
+      if (closed) return reject(storeUnavailable('the store is closed'));
+      const task: ReaderTask = { method, args };
+      let settled = false;
+      const start = () => {
+        busy++;
+        (pool.run(task) as Promise<ReaderAnswer>)
+          .then(
+            (answer) => {
+              if (settled) return;
+              settled = true;
+              clearTimeout(timer);
+              if (answer.ok) resolve(answer.value);
+              else reject(deserializeError(answer.error));
+            },
+            (err: unknown) => {
+              if (settled) return;
+              settled = true;
+              clearTimeout(timer);
+              reject(storeUnavailable(`SQLite reader failed (${method}): ${(err as Error)?.message ?? String(err)}`, err));
+            },
+          )
+          .finally(() => {
+            busy--;
+            next();
+          });
+      };
+      const timer = setTimeout(() => {
+        if (settled) return;
+        settled = true;
+        const queued = waiting.indexOf(start);
+        if (queued >= 0) waiting.splice(queued, 1);
+        reject(storeUnavailable(`no answer from the SQLite readers within ${timeoutMs} ms (${method}${queued >= 0 ? ', all readers busy' : ''})`));
+      }, timeoutMs);
+      if (busy < o.readers) start();
+      else waiting.push(start);
+    });
 
   const queries = Object.fromEntries(QUERY_METHODS.map((m) => [m, (...args: unknown[]) => run(m, args)])) as unknown as Queries;
   // One ping per thread at once: each thread takes one (concurrentTasksPerWorker 1).
