@@ -5,6 +5,7 @@
  * every answer, CORS as docs/design.md §4.
  */
 import { createHash } from 'node:crypto';
+import net from 'node:net';
 import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import BetterSqlite3 from 'better-sqlite3';
@@ -52,6 +53,7 @@ async function serveLogged(name: string) {
     store,
     path,
     lines,
+    metrics: common.metrics,
     async close() {
       await server.close();
       await limiter.close();
@@ -136,6 +138,33 @@ describe('no stack traces or SQL text in answers', () => {
     expectError(await http(s.url, '/ready'), 503, 'STORE_UNAVAILABLE');
     expect((await http(s.url, '/health')).status).toBe(200);
     await s.close();
+  });
+});
+
+describe('clients that go away', () => {
+  test('an abandoned upload (headers and part of the body, then the socket destroyed) is neither logged nor counted as a store error', async () => {
+    const s = await serveLogged('aborts');
+    try {
+      const u = new URL(s.url);
+      const arrived = () => s.lines.filter((l) => l.includes('incoming request') && l.includes('"/sync"')).length;
+      for (let i = 1; i <= 5; i++) {
+        const socket = net.connect(Number(u.port), u.hostname);
+        socket.on('error', () => undefined);
+        await new Promise((r) => socket.once('connect', r));
+        socket.write(`POST /sync HTTP/1.1\r\nHost: x\r\nX-API-Key: ${s.key}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"partial":`);
+        // The server has the headers and is reading the body when the client goes.
+        await expect.poll(arrived, { timeout: 10_000, interval: 10 }).toBe(i);
+        socket.destroy();
+      }
+      await expect.poll(() => s.lines.filter((l) => l.includes('client closed the connection before the request was complete')).length, { timeout: 10_000 }).toBe(5);
+      expect(s.lines.filter((l) => /store unavailable/i.test(l))).toEqual([]);
+      expect(s.lines.filter((l) => (JSON.parse(l) as { level: number }).level >= 40)).toEqual([]);
+      const metrics = await s.metrics.registry.getSingleMetricAsString('http_requests_total');
+      expect(metrics).not.toMatch(/status="5\d\d"/);
+      expect((await http(s.url, '/status', { key: s.key })).status).toBe(200);
+    } finally {
+      await s.close();
+    }
   });
 });
 
