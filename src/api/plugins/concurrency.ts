@@ -118,18 +118,21 @@ export function createFairScheduler(o: { limits: ConcurrencyLimits; tooMany: () 
     }
   };
 
+  const tryAcquire = (key: string): (() => void) | undefined => {
+    if (running >= limits.maxConcurrent) return undefined;
+    const s = keys.get(key);
+    // A key with requests already waiting queues behind them (FIFO within a key).
+    if (s && (s.running >= limits.perKey || s.queue.length > 0)) return undefined;
+    return take(key, s ?? state(key));
+  };
+
   return {
     get load() {
       return running + waiting;
     },
-    tryAcquire(key) {
-      if (running >= limits.maxConcurrent) return undefined;
-      const s = keys.get(key);
-      if (s && (s.running >= limits.perKey || s.queue.length > 0)) return undefined;
-      return take(key, s ?? state(key));
-    },
+    tryAcquire,
     acquire(key) {
-      const now = this.tryAcquire(key);
+      const now = tryAcquire(key);
       if (now) return Promise.resolve(now);
       const s = state(key);
       if (s.queue.length >= limits.perKeyQueue) {

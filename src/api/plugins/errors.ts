@@ -19,14 +19,18 @@ interface Classified {
 
 /**
  * Errors of the request stream itself: the client closed the connection before its request was
- * complete (Node's `aborted` with ECONNRESET, or EPIPE/ECONNABORTED on its socket). Not a fault of
- * ours nor of the store: logged at debug level, answered (to nobody) with 400. Store errors never
- * look like this: the store maps its drivers' errors to STORE_UNAVAILABLE where they occur.
+ * complete (Node's `aborted` with ECONNRESET while the body is read, ECONNABORTED, or a reset or
+ * broken pipe on a socket that is gone). Not a fault of ours nor of the store: logged at debug
+ * level, answered (to nobody) with 400. Our own errors (AppError) are never taken for one: a store
+ * that failed while its client gave up is still logged as a store failure. Store errors cannot
+ * look like this either: the store maps its drivers' errors to STORE_UNAVAILABLE where they occur.
  */
 function isClientAbort(err: unknown, request: FastifyRequest): boolean {
-  if (request.raw.aborted || request.raw.socket?.destroyed) return true;
+  if (isAppError(err)) return false;
   const e = err as { code?: unknown; message?: unknown };
-  return (e?.code === 'ECONNRESET' && e.message === 'aborted') || e?.code === 'ECONNABORTED';
+  if (e?.code === 'ECONNRESET' && e.message === 'aborted') return true;
+  if (e?.code === 'ECONNABORTED') return true;
+  return (e?.code === 'ECONNRESET' || e?.code === 'EPIPE') && (request.raw.aborted || request.raw.socket?.destroyed === true);
 }
 
 /** Seconds a client told "store unavailable" should wait (`Retry-After`): outages we answer for are short or long, 1 s is cheap to retry. */
