@@ -4,6 +4,12 @@
  * refuses, and reads held by a real lock of another connection answering STORE_UNAVAILABLE
  * within the deadline, then recovering by themselves.
  */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { AppError, createCommon } from '../../src/core/index.js';
@@ -13,6 +19,8 @@ import { holdExclusiveLock, useRollbackJournal } from '../helpers/sqlite-lock.js
 import { createTestDatabase, openWriterStore, readonlyTwin, registerCleanup, testDatabaseUrl, testStore } from '../helpers/store.js';
 
 const dialect = testStore();
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const run = promisify(execFile);
 
 /** A migrated database with a small fixture, its writer, and a read-only store on it. */
 async function world(opts: { readers?: number; timeoutMs?: number } = {}) {
@@ -149,6 +157,30 @@ describe(`read-only store (${dialect})`, () => {
     }
     expect(await reader.queries.counts()).toEqual(expected);
   });
+
+  it.runIf(dialect === 'sqlite')('SQLite: compiled to JavaScript (as bin/gamba-analytics.js runs it), the reader threads load their entry without tsx', async () => {
+    const { db, writer } = await world();
+    const expected = await writer.queries.counts();
+    // A private build of src/ (dist/ may be stale while developing), with the project's packages beside it.
+    const dir = mkdtempSync(join(tmpdir(), 'gamba-dist-'));
+    registerCleanup(async () => rmSync(dir, { recursive: true, force: true }));
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
+    await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(dir, 'dist')], { cwd: ROOT, timeout: 240_000 });
+    const script = `
+      import { createStore } from './dist/store/index.js';
+      import { createCommon } from './dist/core/index.js';
+      const store = await createStore({ common: createCommon(), config: { kind: 'sqlite', path: process.argv[2] }, access: 'readonly' });
+      const c = await store.queries.counts();
+      await store.close();
+      process.stdout.write(JSON.stringify({ execArgv: process.execArgv, counts: c }));`;
+    writeFileSync(join(dir, 'count.js'), script);
+    // No --import tsx anywhere: plain node, as in production.
+    const { stdout } = await run(process.execPath, [join(dir, 'count.js'), (db.config as { path: string }).path], { cwd: dir, timeout: 60_000 });
+    const out = JSON.parse(stdout) as { execArgv: string[]; counts: unknown };
+    expect(out.execArgv).toEqual([]);
+    expect(out.counts).toEqual(JSON.parse(JSON.stringify(expected)));
+  }, 300_000);
 
   it('a closed read-only store answers STORE_UNAVAILABLE', async () => {
     const { reader } = await world();
