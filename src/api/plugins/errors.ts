@@ -33,7 +33,7 @@ function isClientAbort(err: unknown, request: FastifyRequest): boolean {
   return (e?.code === 'ECONNRESET' || e?.code === 'EPIPE') && (request.raw.aborted || request.raw.socket?.destroyed === true);
 }
 
-/** Seconds a client told "store unavailable" should wait (`Retry-After`): outages we answer for are short or long, 1 s is cheap to retry. */
+/** Seconds a client told "store unavailable" should wait (`Retry-After`): as for a saturated API; a longer outage costs a polite client one cheap 503 a second. */
 const STORE_RETRY_AFTER_S = 1;
 
 const FRAMEWORK_CODES: Record<string, ApiErrorCode> = {
