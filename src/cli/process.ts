@@ -22,3 +22,20 @@ export function exitOnSignals(common: Common): void {
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
 }
+
+/**
+ * For a supervised child (src/cli/children.ts): when the parent's IPC channel closes — the
+ * parent exited or was killed — run the shutdown registry and exit, so no child outlives its
+ * parent (docs/architecture.md "Process topology"). No-op without an IPC channel.
+ */
+export function exitWithParent(common: Common): void {
+  if (typeof process.send !== 'function') return;
+  process.once('disconnect', () => {
+    if (common.shutdown.closing) return;
+    common.logger.warn({ ppid: process.ppid }, 'parent process gone: shutting down');
+    common.shutdown.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  });
+}
