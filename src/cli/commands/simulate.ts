@@ -135,12 +135,14 @@ async function runSupervised(sim: Simulator): Promise<void> {
     jupiterUrl: sim.jupiterUrl,
     mints: sim.mints.map((m) => ({ mint: m.mint, pythFeedId: m.pythFeedId })),
   };
-  process.send!(ready);
   await new Promise<void>((resolve) => {
     const stop = () => void sim.stop().then(resolve, resolve);
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
+    // The parent may have died while this process was starting (the event came and went).
+    if (!process.connected) return stop();
     process.once('disconnect', stop);
+    process.send!(ready);
   });
   // The IPC channel would keep the process alive.
   process.exit(0);
