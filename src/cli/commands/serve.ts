@@ -104,7 +104,10 @@ async function serve(config: Readonly<Config>, withIndexer: boolean, role: { wor
     if (role.workers) {
       // Primary of `serve --workers N`: the workers serve HTTP; this process relays between them and the indexer.
       if (!config.redisUrl) {
-        logger.warn({ workers: role.workers }, 'serve --workers without REDIS_URL: each worker keeps its own rate-limit buckets, so a key may get up to N × its limits (set REDIS_URL to share them)');
+        logger.warn(
+          { workers: role.workers },
+          `serve --workers without REDIS_URL: each worker keeps its own rate-limit buckets, so a key may get up to ${role.workers} × its limits (set REDIS_URL to share them)`,
+        );
       }
       let lastState: IndexerUpdate | undefined;
       const link = mirror;
@@ -136,6 +139,7 @@ async function serve(config: Readonly<Config>, withIndexer: boolean, role: { wor
 
     // 4. HTTP over a read-only store.
     const store = await openApiStore(common, config);
+    // Key records are reused for 5 s: no store query per request; a revocation applies within 5 s.
     const keys = createKeyService({ store: store.keys, clock: common.clock, recordTtlMs: 5_000 });
     const limiter = createConfiguredLimiter(common, config);
     const sync = mirror?.sync ?? createIdleSyncController(common.clock);
