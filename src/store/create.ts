@@ -34,13 +34,25 @@ export interface CreateStoreOptions {
    * RSS anyway (docs/benchmarks.md target "API RSS ≤ 250 MB").
    */
   cacheMiB?: number;
+  /**
+   * 'readwrite' (default) or 'readonly': a store the API process serves from (docs/architecture.md
+   * "Process topology"). Read-only means no migrations (the caller opened a read-write store
+   * first), SQLite connections with `PRAGMA query_only = ON` on an existing file, PostgreSQL
+   * sessions with `default_transaction_read_only = on`, and write methods that reject with
+   * AppError STORE_READ_ONLY.
+   */
+  access?: StoreAccess;
 }
 
-function openSqlite(path: string, busyTimeoutMs: number, cacheMiB: number): Kysely<Database> {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+/** How a store is opened: see CreateStoreOptions.access. */
+export type StoreAccess = 'readwrite' | 'readonly';
+
+function openSqlite(path: string, busyTimeoutMs: number, cacheMiB: number, readonly: boolean): Kysely<Database> {
+  if (path !== ':memory:' && !readonly) mkdirSync(dirname(path), { recursive: true });
   let database: BetterSqlite3.Database;
   try {
-    database = new BetterSqlite3(path);
+    // Read-only: the file must exist (a read-write open migrated it); never create an empty one.
+    database = new BetterSqlite3(path, readonly ? { fileMustExist: true } : {});
   } catch (err) {
     throw new AppError('STORE_UNAVAILABLE', `cannot open SQLite database at ${path}: ${(err as Error).message}`, { cause: err });
   }
@@ -55,12 +67,15 @@ function openSqlite(path: string, busyTimeoutMs: number, cacheMiB: number): Kyse
   database.pragma(`cache_size = -${Math.max(1, Math.floor(cacheMiB)) * 1024}`);
   // u64 halves summed over many rows exceed 2^53: read integers as BigInt (core/u64.ts).
   database.defaultSafeIntegers(true);
+  // Last, after the pragmas above (journal_mode may need to write): every later write statement fails.
+  if (readonly) database.pragma('query_only = ON');
   return new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingSqliteDatabase(database) }) });
 }
 
-function openPostgres(url: string, schema: string | undefined): Kysely<Database> {
-  // search_path as a startup option, so every pooled connection sees the schema from its first query.
-  const options = schema ? `-c search_path=${schema.replace(/[^A-Za-z0-9_]/g, '')}` : undefined;
+function openPostgres(url: string, schema: string | undefined, readonly: boolean): Kysely<Database> {
+  // search_path (and read-only sessions) as startup options, so every pooled connection has them from its first query.
+  const settings = [...(schema ? [`-c search_path=${schema.replace(/[^A-Za-z0-9_]/g, '')}`] : []), ...(readonly ? ['-c default_transaction_read_only=on'] : [])];
+  const options = settings.length > 0 ? settings.join(' ') : undefined;
   // A bounded connect wait turns an unreachable server into an error (→ 503) instead of a hung request.
   const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000, ...(options ? { options } : {}) });
   // An idle client whose server went away emits 'error' on the pool; unhandled, it would crash
@@ -78,7 +93,8 @@ export async function createStore(opts: CreateStoreOptions): Promise<Store> {
   const adapter: DialectAdapter = config.kind === 'sqlite' ? sqliteAdapter : postgresAdapter;
   // The schema comes from the caller (tests) or from DATABASE_URL's `?schema=` (config).
   const schema = config.kind === 'postgres' ? (opts.schema ?? config.schema) : undefined;
-  if (config.kind === 'postgres' && schema) {
+  const readonly = opts.access === 'readonly';
+  if (config.kind === 'postgres' && schema && !readonly) {
     const admin = new pg.Client({ connectionString: config.url });
     try {
       await admin.connect();
@@ -89,9 +105,9 @@ export async function createStore(opts: CreateStoreOptions): Promise<Store> {
       await admin.end().catch(() => undefined);
     }
   }
-  const db = config.kind === 'sqlite' ? openSqlite(config.path, opts.busyTimeoutMs ?? 5000, opts.cacheMiB ?? 64) : openPostgres(config.url, schema);
+  const db = config.kind === 'sqlite' ? openSqlite(config.path, opts.busyTimeoutMs ?? 5000, opts.cacheMiB ?? 64, readonly) : openPostgres(config.url, schema, readonly);
   // DATABASE_READ_URL (docs/deployment.md): the API's queries go to a replica; writes, keys and state stay on the primary.
-  const readDb = config.kind === 'postgres' && config.readUrl ? openPostgres(config.readUrl, schema) : undefined;
+  const readDb = config.kind === 'postgres' && config.readUrl ? openPostgres(config.readUrl, schema, readonly) : undefined;
   const decimals = new Map<string, number>();
   const loadMints = async () => {
     for (const m of await db.selectFrom('mints').selectAll().execute()) decimals.set(m.mint, Number(m.decimals));
@@ -161,7 +177,31 @@ export async function createStore(opts: CreateStoreOptions): Promise<Store> {
       await Promise.all([db.destroy(), readDb?.destroy()]);
     },
   };
+  if (readonly) {
+    const ro = readOnlyStore(store);
+    await loadMints().catch(async (err: unknown) => {
+      await store.close();
+      throw new AppError('STORE_UNAVAILABLE', `cannot read the store: ${(err as Error).message}`, { cause: err });
+    });
+    opts.common.shutdown.register('store', () => ro.close());
+    return ro;
+  }
   if (opts.migrate ?? true) await store.migrate();
   opts.common.shutdown.register('store', () => store.close());
   return store;
+}
+
+/** The same store with every write method rejecting (CreateStoreOptions.access 'readonly'). */
+function readOnlyStore(store: Store): Store {
+  const refuse = (what: string) => () => Promise.reject(new AppError('STORE_READ_ONLY', `${what}: the store was opened read-only`));
+  return {
+    ...store,
+    migrate: refuse('migrate'),
+    writeBatch: refuse('writeBatch'),
+    setState: refuse('setState'),
+    upsertMints: refuse('upsertMints'),
+    putPrices: refuse('putPrices'),
+    rebuildRollups: refuse('rebuildRollups'),
+    keys: { ...store.keys, insert: refuse('keys.insert'), revoke: refuse('keys.revoke') },
+  };
 }

@@ -46,7 +46,7 @@ test('/status and /sync/status', async () => {
 test('POST /sync → 202 with the trigger', async () => {
   const res = await http(t.baseUrl, '/sync', { method: 'POST', key: t.key });
   expect(res.status).toBe(202);
-  expect(res.body).toEqual({ success: true, data: { syncing: true, alreadyRunning: false, startedAt: isoMs(t.clock.now()) } });
+  expect(res.body).toEqual({ success: true, data: { syncing: true, alreadyRunning: false, scheduled: false, startedAt: isoMs(t.clock.now()), passId: expect.stringMatching(/^idle_\d+$/) } });
 });
 
 test('/stats is all zeros, with and without filters', async () => {

@@ -1,6 +1,7 @@
 /**
  * `gamba-analytics index` as an operator runs it: a separate process, configuration from the
- * environment, the built-in simulator with --simulate, clean exit 0 on SIGTERM (docs/design.md §9).
+ * environment, the built-in simulator (a child process) with --simulate, clean exit 0 on SIGTERM
+ * that also stops the simulator (docs/design.md §9).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -11,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createCommon } from '../../src/core/index.js';
 import { STATE_KEYS } from '../../src/ingest/index.js';
 import { createStore } from '../../src/store/index.js';
+import { cliChild } from '../helpers/proc.js';
 import { createTestDatabase } from '../helpers/store.js';
 import { waitFor } from '../ingest/setup.js';
 
@@ -43,8 +45,12 @@ describe('gamba-analytics index', () => {
     const r = run(['index', '--simulate', '--sim-days', '2', '--sim-plays', '200', '--progress', 'log'], { DATABASE_URL: db.databaseUrl, LOG_LEVEL: 'info' });
     await waitFor(() => r.output().includes('"msg":"backfill complete"'), 40_000, `backfill complete in:\n${r.output()}`);
     expect(r.output()).toContain('DEMO MODE');
+    // The simulator runs in a child process of its own (docs/architecture.md "Process topology").
+    const simulator = cliChild(r.proc.pid!, 'simulate');
+    expect(simulator).toBeDefined();
     r.proc.kill('SIGTERM');
     expect(await r.exited).toBe(0);
+    expect(fs.existsSync(`/proc/${simulator!.pid}`)).toBe(false);
     expect(r.output()).toContain('"signal":"SIGTERM"');
     const store = await createStore({ common: createCommon(), config: db.config });
     try {
