@@ -16,11 +16,18 @@ function migrationsFor(a: DialectAdapter): Record<string, Migration> {
   };
 }
 
+/**
+ * The migrator of the store's migrations (bookkeeping in `schema_migrations`, in `schema` on
+ * PostgreSQL). Tests use it to stop at an earlier migration (`migrateTo(name)`).
+ */
+export function createMigrator(db: Kysely<any>, a: DialectAdapter, schema?: string): Migrator {
+  const provider: MigrationProvider = { getMigrations: async () => migrationsFor(a) };
+  return new Migrator({ db, provider, migrationTableName: 'schema_migrations', migrationLockTableName: 'schema_migrations_lock', ...(schema ? { migrationTableSchema: schema } : {}) });
+}
+
 /** Applies every pending migration. Throws AppError STORE_MIGRATION_FAILED. */
 export async function migrateToLatest(db: Kysely<any>, a: DialectAdapter, schema?: string): Promise<void> {
-  const provider: MigrationProvider = { getMigrations: async () => migrationsFor(a) };
-  const migrator = new Migrator({ db, provider, migrationTableName: 'schema_migrations', migrationLockTableName: 'schema_migrations_lock', ...(schema ? { migrationTableSchema: schema } : {}) });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await createMigrator(db, a, schema).migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new AppError('STORE_MIGRATION_FAILED', `migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
