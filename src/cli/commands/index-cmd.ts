@@ -21,7 +21,8 @@ export function registerIndex(program: Command): void {
     .option('--progress <mode>', 'backfill progress: auto (bar on a TTY, log lines otherwise), bar, log, off', 'auto')
     .option('--sim-days <days>', 'with --simulate: days of simulated history', parseDays)
     .option('--sim-plays <n>', 'with --simulate: simulated games per day', parseCount)
-    .action(async (opts: { simulate?: boolean; backfillDays?: number; progress: string; simDays?: number; simPlays?: number }) => {
+    .option('--whales', 'with --simulate: add the BONK whale (seven 1.5·10^18-unit games, exact u64 sums past 2^63)')
+    .action(async (opts: { simulate?: boolean; backfillDays?: number; progress: string; simDays?: number; simPlays?: number; whales?: boolean }) => {
       const overrides: Partial<Config> = {};
       if (opts.backfillDays !== undefined) overrides.backfillDays = opts.backfillDays;
       const config = loadConfig(process.env, overrides);
@@ -29,7 +30,12 @@ export function registerIndex(program: Command): void {
         throw new Error('SOLANA_RPC_URL is required for `index` (or pass --simulate to index the built-in simulator)');
       }
       if (!['auto', 'bar', 'log', 'off'].includes(opts.progress)) throw new Error('--progress must be auto, bar, log or off');
-      const simulator = { ...(opts.simDays !== undefined ? { days: opts.simDays } : {}), ...(opts.simPlays !== undefined ? { playsPerDay: opts.simPlays } : {}) };
+      if (opts.whales && !opts.simulate) throw new InvalidArgumentError('--whales needs --simulate');
+      const simulator = {
+        ...(opts.simDays !== undefined ? { days: opts.simDays } : {}),
+        ...(opts.simPlays !== undefined ? { playsPerDay: opts.simPlays } : {}),
+        ...(opts.whales ? { whales: true } : {}),
+      };
       await runIndexer(config, opts.simulate === true, opts.progress as 'auto', simulator);
     });
 }
@@ -38,7 +44,7 @@ async function runIndexer(
   config: Readonly<Config>,
   simulate: boolean,
   progress: 'auto' | 'bar' | 'log' | 'off',
-  simulator: { days?: number; playsPerDay?: number },
+  simulator: { days?: number; playsPerDay?: number; whales?: boolean },
 ): Promise<void> {
   const logger = createLogger({ level: config.logLevel, pretty: process.stdout.isTTY === true });
   const common = createCommon({ logger });

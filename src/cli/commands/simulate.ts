@@ -16,6 +16,7 @@ interface SimulateFlags {
   liveRate: number;
   faults?: string;
   startTime?: number;
+  whales?: boolean;
   exportEvents?: string;
   exportOnly?: boolean;
 }
@@ -64,6 +65,7 @@ export function registerSimulate(program: Command): void {
     .option('--live-rate <n>', 'new games per second after start (0 = none)', numArg('--live-rate', 0), 2)
     .option('--faults <spec>', 'fault injection, e.g. "429=0.05,503=0.02,slow=0.1@800,null-tx=5,truncate=0.01"', faultsArg)
     .option('--start-time <time>', 'the simulation\'s "now" (Unix ms or ISO 8601); same seed + start time = same chain', timeArg)
+    .option('--whales', 'add the BONK whale: seven 1.5·10^18-unit games whose BONK volume passes 2^63 (exact u64 sums; hundreds of millions of USD each)')
     .option('--export-events <file>', 'write the ground truth as NDJSON at start and again on shutdown')
     .option('--export-only', 'with --export-events: write the file and exit without serving')
     .action(async (flags: SimulateFlags) => {
@@ -82,6 +84,7 @@ async function runSimulate(flags: SimulateFlags): Promise<void> {
     host: flags.host,
     port: flags.exportOnly ? 0 : flags.port,
     startTimeMs: flags.startTime,
+    whales: flags.whales === true,
   });
   const exportNow = async () => {
     if (!flags.exportEvents) return;
@@ -95,7 +98,7 @@ async function runSimulate(flags: SimulateFlags): Promise<void> {
   }
   process.stdout.write(
     [
-      `Gamba chain simulator: seed ${flags.seed}, ${flags.days} days × ${flags.playsPerDay} plays/day, live ${flags.liveRate} games/s${flags.faults ? `, faults ${flags.faults}` : ''}`,
+      `Gamba chain simulator: seed ${flags.seed}, ${flags.days} days × ${flags.playsPerDay} plays/day, live ${flags.liveRate} games/s${flags.whales ? ', BONK whale' : ''}${flags.faults ? `, faults ${flags.faults}` : ''}`,
       `  JSON-RPC   ${sim.rpcUrl}`,
       `  WebSocket  ${sim.wsUrl}`,
       `  Hermes     ${sim.hermesUrl}`,
