@@ -21,11 +21,14 @@ export type DerivedTable = (typeof DERIVED_TABLES)[number];
 export const KEYS: Record<DerivedTable, readonly string[]> = {
   ...ROLLUP_KEYS,
   ru_pool_hour: ['pool', 'hour_ms'],
+  ru_pool: ['pool'],
   ru_counter: ['name'],
 };
 
 /** USD (double) columns of the derived tables. */
-export const DOUBLES = new Set(['usd_wager', 'usd_profit', 'usd_creator_fee', 'usd_gamba_fee', 'usd_net', 'max_usd_profit', 'min_usd_profit']);
+export const DOUBLES = new Set([
+  'usd_wager', 'usd_profit', 'usd_creator_fee', 'usd_gamba_fee', 'usd_net', 'max_usd_profit', 'min_usd_profit', 'usd_pool_fee', 'usd_house_pnl', 'tvl_usd',
+]);
 
 /** A place for a database: a temp SQLite file or a fresh PostgreSQL schema, with a reader of its rows. */
 export interface RawPlace {

@@ -64,6 +64,33 @@ describe.each(testDialects())('rollups rebuild (%s)', (dialect) => {
       const unpriced = games.filter((e) => e.name === 'GameSettled' && (f.priceOf(e.data.tokenMint, Math.floor(e.blockTime / 3600) * 3_600_000) === undefined || f.decimalsOf(e.data.tokenMint) === undefined)).length;
       expect(counter('unpriced_games')).toBe(unpriced);
       expect(unpriced).toBeGreaterThan(0);
+
+      // ru_pool against plain sums of the fixture: exact token sums, the latest liquidity and LP
+      // supply in chain order (slot, event index: the fixture's order), creation.
+      const poolRows = incremental.get('ru_pool')!;
+      expect(poolRows.map((r) => r.pool).sort()).toEqual(Object.values(f.pools).sort());
+      const joined = (r: Record<string, unknown>, n: string) => (BigInt(String(r[`${n}_hi`])) << 32n) + BigInt(String(r[`${n}_lo`]));
+      for (const r of poolRows) {
+        const gs = games.flatMap((e) => (e.name === 'GameSettled' && e.data.pool === r.pool ? [e.data] : []));
+        const events = f.events.filter((e) => e.name !== 'PoolCreated' && e.data.pool === r.pool);
+        const lastChange = events.filter((e) => e.name === 'PoolChange').at(-1);
+        const last = events.at(-1)!;
+        expect(Number(r.plays)).toBe(gs.length);
+        expect(joined(r, 'wager')).toBe(gs.reduce((a, g) => a + g.wager, 0n));
+        expect(joined(r, 'payout')).toBe(gs.reduce((a, g) => a + g.payout, 0n));
+        expect(joined(r, 'pool_fee')).toBe(gs.reduce((a, g) => a + g.poolFee, 0n));
+        expect(String(r.liquidity)).toBe(String(last.name === 'GameSettled' ? last.data.poolLiquidity : last.name === 'PoolChange' ? last.data.postLiquidity : ''));
+        expect(String(r.lp_supply)).toBe(String(lastChange?.name === 'PoolChange' ? lastChange.data.lpSupply : null));
+        expect(Number(r.last_ms)).toBe(last.blockTime * 1000);
+      }
+      const created = f.events.find((e) => e.name === 'PoolCreated')!;
+      const newPool = poolRows.find((r) => r.pool === f.pools.USDC_NEW)!;
+      expect(Number(newPool.created_ms)).toBe(created.blockTime * 1000);
+      expect(newPool.authority).toBe(created.name === 'PoolCreated' ? created.data.authority : '');
+      expect(poolRows.filter((r) => Number(r.created_ms) === -1)).toHaveLength(6);
+      // TVL at the token's latest stored price: priced pools > 0, the never-priced token's pool 0.
+      expect(Number(poolRows.find((r) => r.pool === f.pools.NOPE)!.tvl_usd)).toBe(0);
+      for (const k of ['SOL_A', 'USDC', 'BONK', 'WBTC'] as const) expect(Number(poolRows.find((r) => r.pool === f.pools[k])!.tvl_usd), k).toBeGreaterThan(0);
     } finally {
       await store.close();
       await place.close();
