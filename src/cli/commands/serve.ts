@@ -108,6 +108,7 @@ async function announceKey(common: Common, keys: KeyService, url: string, demo: 
       `Your API key (shown once, only its hash is stored): ${key}`,
       'Try it:',
       `  curl -H "X-API-Key: ${key}" ${url}/stats`,
+      `  curl -H "X-API-Key: ${key}" ${url}/pools    # every pool: its address is the ?pool= of /pool, /daily, /ratio …`,
       '',
     ].join('\n'),
   );
