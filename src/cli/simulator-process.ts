@@ -47,6 +47,8 @@ export interface SimulationOptions {
   startTimeMs: number;
   days: number;
   playsPerDay: number;
+  /** Add the BONK whale's exact-u64 games (`simulate --whales`, docs/simulator.md); off in the demo. */
+  whales?: boolean;
 }
 
 export interface SimulatorProcess {
@@ -78,6 +80,7 @@ export async function startSimulatorProcess(o: { common: Common; simulation: Sim
     '--start-time', String(s.startTimeMs),
     // Live games since the start time exist at once: a restarted demo serves the chain it indexed before.
     '--wall-clock',
+    ...(s.whales ? ['--whales'] : []),
   ];
   let current: ChainEndpoints | undefined;
   const listeners: ((e: ChainEndpoints) => void)[] = [];

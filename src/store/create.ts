@@ -8,6 +8,7 @@ import { AppError, type Common } from '../core/index.js';
 import { postgresAdapter, sqliteAdapter, type DialectAdapter } from './dialect.js';
 import { createApiKeyStore } from './keys.js';
 import { migrateToLatest } from './migrate.js';
+import { refreshPoolTvl } from './pool-rollup.js';
 import { createQueries } from './queries/index.js';
 import { cachingSqliteDatabase } from './statement-cache.js';
 import type { Database } from './schema.js';
@@ -150,6 +151,8 @@ export async function createStore(opts: CreateStoreOptions): Promise<Store> {
           .execute();
         decimals.set(m.mint, m.decimals);
       }
+      // Pool TVL needs the token's decimals (pool-rollup.ts): pools seen before their mint get it now.
+      if (mints.length > 0) await refreshPoolTvl(db, { tokens: mints.map((m) => m.mint) });
     },
     putPrices: (prices) => bump(putPrices(db, adapter, decimals, prices)),
     async getPrices(mint, fromHourMs, toHourMs) {

@@ -14,6 +14,7 @@ interface IndexFlags {
   progress: string;
   simDays?: number;
   simPlays?: number;
+  whales?: boolean;
   supervised?: boolean;
   demoChain?: ChainEndpoints;
 }
@@ -35,6 +36,7 @@ export function registerIndex(program: Command): void {
     .option('--progress <mode>', 'backfill progress: auto (bar on a TTY, log lines otherwise), bar, log, off', 'auto')
     .option('--sim-days <days>', 'with --simulate: days of simulated history', parseDays)
     .option('--sim-plays <n>', 'with --simulate: simulated games per day', parseCount)
+    .option('--whales', 'with --simulate: add the BONK whale (seven 1.5·10^18-unit games, exact u64 sums past 2^63)')
     // Internal: how `serve` runs its indexer child (src/cli/indexer-link.ts).
     .addOption(new Option('--supervised', 'run as the indexer child process of `serve` (state, commits and triggers over IPC)').hideHelp())
     .addOption(new Option('--demo-chain <json>', 'index this simulator (endpoints as JSON) with the demo settings').argParser(parseChain).hideHelp())
@@ -46,6 +48,7 @@ export function registerIndex(program: Command): void {
         throw new Error('SOLANA_RPC_URL is required for `index` (or pass --simulate to index the built-in simulator)');
       }
       if (!['auto', 'bar', 'log', 'off'].includes(opts.progress)) throw new Error('--progress must be auto, bar, log or off');
+      if (opts.whales && !opts.simulate) throw new InvalidArgumentError('--whales needs --simulate');
       if (opts.supervised && typeof process.send !== 'function') throw new Error('--supervised needs an IPC channel to the parent process');
       await runIndexer(config, opts);
     });
@@ -66,7 +69,7 @@ async function runIndexer(config: Readonly<Config>, opts: IndexFlags): Promise<v
     let simulator: Awaited<ReturnType<typeof startSimulatorProcess>> | undefined;
     if (opts.simulate && !chain) {
       const startTimeMs = await demoStartTime(store, common.clock.now());
-      const simulation = { startTimeMs, days: opts.simDays ?? DEMO_SIMULATION.days, playsPerDay: opts.simPlays ?? DEMO_SIMULATION.playsPerDay };
+      const simulation = { startTimeMs, days: opts.simDays ?? DEMO_SIMULATION.days, playsPerDay: opts.simPlays ?? DEMO_SIMULATION.playsPerDay, whales: opts.whales === true };
       simulator = await startSimulatorProcess({ common, simulation });
       chain = simulator.endpoints();
       printDemoBanner(common, chain.rpcUrl);

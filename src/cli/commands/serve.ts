@@ -234,6 +234,7 @@ function announceKey(demoKey: string | undefined, url: string, noKeys: boolean):
         `Your API key (shown once, only its hash is stored): ${demoKey}`,
         'Try it:',
         `  curl -H "X-API-Key: ${demoKey}" ${url}/stats`,
+        `  curl -H "X-API-Key: ${demoKey}" ${url}/pools    # every pool: its address is the ?pool= of /pool, /daily, /ratio …`,
         '',
       ].join('\n'),
     );

@@ -19,6 +19,7 @@ interface SimulateFlags {
   liveRate: number;
   faults?: string;
   startTime?: number;
+  whales?: boolean;
   exportEvents?: string;
   exportOnly?: boolean;
   wallClock?: boolean;
@@ -60,6 +61,7 @@ export function registerSimulate(program: Command): void {
     .option('--live-rate <n>', 'new games per second after start (0 = none)', numArg('--live-rate', 0), 2)
     .option('--faults <spec>', 'fault injection, e.g. "429=0.05,503=0.02,slow=0.1@800,null-tx=5,truncate=0.01"')
     .option('--start-time <time>', 'the simulation\'s "now" (Unix ms or ISO 8601); same seed + start time = same chain', timeArg)
+    .option('--whales', 'add the BONK whale: seven 1.5·10^18-unit games whose BONK volume passes 2^63 (exact u64 sums; hundreds of millions of USD each)')
     .option('--export-events <file>', 'write the ground truth as NDJSON at start and again on shutdown')
     .option('--export-only', 'with --export-events: write the file and exit without serving')
     .option('--wall-clock', 'the chain\'s clock is the wall clock: with a past --start-time, the live games since then exist at once (default: time runs from --start-time)')
@@ -90,6 +92,7 @@ async function runSimulate(flags: SimulateFlags): Promise<void> {
     port: flags.exportOnly ? 0 : flags.port,
     startTimeMs: flags.startTime,
     ...(flags.wallClock ? { clock: systemClock } : {}),
+    whales: flags.whales === true,
   });
   const exportNow = async () => {
     if (!flags.exportEvents) return;
@@ -104,7 +107,7 @@ async function runSimulate(flags: SimulateFlags): Promise<void> {
   if (flags.supervised && typeof process.send === 'function') return runSupervised(sim);
   process.stdout.write(
     [
-      `Gamba chain simulator: seed ${flags.seed}, ${flags.days} days × ${flags.playsPerDay} plays/day, live ${flags.liveRate} games/s${flags.faults ? `, faults ${flags.faults}` : ''}`,
+      `Gamba chain simulator: seed ${flags.seed}, ${flags.days} days × ${flags.playsPerDay} plays/day, live ${flags.liveRate} games/s${flags.whales ? ', BONK whale' : ''}${flags.faults ? `, faults ${flags.faults}` : ''}`,
       `  JSON-RPC   ${sim.rpcUrl}`,
       `  WebSocket  ${sim.wsUrl}`,
       `  Hermes     ${sim.hermesUrl}`,
