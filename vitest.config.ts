@@ -1,39 +1,50 @@
 import { defineConfig } from 'vitest/config';
+import type { Reporter } from 'vitest/reporters';
+import { planServices } from './test/helpers/services.js';
 
 /**
  * The suite runs once per store backend (docs/deployment.md): project `sqlite` runs every test on SQLite;
  * project `postgres` runs the contract, end-to-end, ingest and store tests again with
  * TEST_STORE=postgres, each test run in a fresh schema it creates and drops
- * (test/helpers/store.ts), against TEST_DATABASE_URL (default the local `test` database).
- * test/scaleout needs PostgreSQL and Redis, so it runs in the `postgres` project only.
- * `TEST_DIALECTS=sqlite npm test` (no PostgreSQL/Redis at hand) leaves the second project out.
+ * (test/helpers/store.ts), against TEST_DATABASE_URL (default: the `postgres` database on
+ * 127.0.0.1:5432). test/scaleout needs PostgreSQL and Redis, so it runs in the `postgres` project only.
+ *
+ * The servers are probed once, here, with a short timeout (test/helpers/services.ts): suites
+ * whose server does not answer are left out with one line at the end of the run, or the run
+ * fails at once when they are required (CI, or TEST_DATABASE_URL / TEST_REDIS_URL set).
+ * `TEST_DIALECTS=sqlite npm test` leaves the second project out without probing (`TEST_DIALECTS=postgres`, the first).
  */
-const dialects = (process.env.TEST_DIALECTS ?? 'sqlite,postgres').split(',').map((s) => s.trim());
-const postgresUrl = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
-
-export default defineConfig({
-  test: {
-    pool: 'forks',
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
-    reporters: ['default'],
-    projects: [
-      ...(dialects.includes('sqlite')
-        ? [{ extends: true as const, test: { name: 'sqlite', include: ['test/**/*.test.ts'], exclude: ['test/scaleout/**'], env: { TEST_STORE: 'sqlite' } } }]
-        : []),
-      ...(dialects.includes('postgres')
-        ? [
-            {
-              extends: true as const,
-              test: {
-                name: 'postgres',
-                // test/scaleout (PostgreSQL + Redis by nature) runs here only.
-                include: ['test/contract/**/*.test.ts', 'test/hardening/store-deadline.test.ts', 'test/e2e/**/*.test.ts', 'test/ingest/**/*.test.ts', 'test/store/**/*.test.ts', 'test/scaleout/**/*.test.ts'],
-                env: { TEST_STORE: 'postgres', TEST_DATABASE_URL: postgresUrl },
+export default defineConfig(async () => {
+  const plan = await planServices();
+  const noticeReporter: Reporter = {
+    onTestRunEnd() {
+      if (plan.notice) process.stdout.write(`\n${plan.notice}\n`);
+    },
+  };
+  const sqlite = (process.env.TEST_DIALECTS ?? 'sqlite').split(',').some((d) => d.trim() === 'sqlite');
+  const postgresInclude = ['test/contract/**/*.test.ts', 'test/hardening/store-deadline.test.ts', 'test/e2e/**/*.test.ts', 'test/ingest/**/*.test.ts', 'test/store/**/*.test.ts'];
+  return {
+    test: {
+      pool: 'forks',
+      testTimeout: 60_000,
+      hookTimeout: 120_000,
+      reporters: ['default', noticeReporter],
+      projects: [
+        ...(sqlite ? [{ extends: true as const, test: { name: 'sqlite', include: ['test/**/*.test.ts'], exclude: ['test/scaleout/**'], env: { TEST_STORE: 'sqlite' } } }] : []),
+        ...(plan.postgres
+          ? [
+              {
+                extends: true as const,
+                test: {
+                  name: 'postgres',
+                  // test/scaleout (PostgreSQL + Redis by nature) runs here only.
+                  include: plan.scaleout ? [...postgresInclude, 'test/scaleout/**/*.test.ts'] : postgresInclude,
+                  env: { TEST_STORE: 'postgres', TEST_DATABASE_URL: plan.postgresUrl, TEST_REDIS_URL: plan.redisUrl },
+                },
               },
-            },
-          ]
-        : []),
-    ],
-  },
+            ]
+          : []),
+      ],
+    },
+  };
 });

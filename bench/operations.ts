@@ -50,6 +50,8 @@ export function operations(m: DatasetMeta): Operation[] {
     { name: 'ratio', path: (i) => q('/ratio', { pool: pool(i) }) },
     { name: 'total', path: (i) => q('/total', { pool: pool(i) }) },
     { name: 'daily', path: (i) => q('/daily', { pool: pool(i), days: 1 + (i % 365) }) },
+    { name: 'pools', path: (i) => q('/pools', { sortBy: pick(['tvl_usd', 'usd_volume', 'plays', 'pool_fees_usd', 'created_time'], i), limit: 1 + (i % 100) }) },
+    { name: 'pool startTime', path: (i) => q('/pool', { pool: pool(i), startTime: startTime(i) }) },
     { name: 'chart/plays', path: () => '/chart/plays' },
     { name: 'chart/daily-usd creator', path: (i) => q('/chart/daily-usd', { creator: creator(i) }) },
     { name: 'chart/dao-usd', path: () => '/chart/dao-usd' },

@@ -36,7 +36,7 @@ const DEFAULT_BODY_LIMIT = 16 * 1024;
  * → repeated-parameter guard → schema validation (400) → handler (404/503) → serialization.
  */
 export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
-  const { common, store, keys, limiter, sync } = deps;
+  const { common, store, keys, limiter, sync, events } = deps;
   const options = deps.options ?? {};
   const { clock, metrics } = common;
   const httpLimits = resolveHttpLimits(options.httpLimits);
@@ -87,7 +87,12 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   // 1 s (never longer than the cache's TTL; never across an in-process write): docs/design.md §5 allows
   // answers up to the TTL old, and live sync flags are read per request.
   const statusCountsTtlMs = options.cache ? Math.min(Math.max(0, options.cache.ttlMs), STATUS_COUNTS_TTL_MS) : 0;
-  const routeDeps: RouteDeps = { store, sync, clock, statusCountsTtlMs };
+  // Writes this process made (store.generation) plus commits the indexer announced (deps.events).
+  let commitsHeard = 0;
+  const unsubscribe = events?.on('committed', () => void commitsHeard++);
+  if (unsubscribe) app.addHook('onClose', async () => unsubscribe());
+  const generation = () => store.generation() + commitsHeard;
+  const routeDeps: RouteDeps = { store, sync, clock, generation, statusCountsTtlMs };
 
   // Public scope: no key (docs/design.md §4 "Unauthenticated paths").
   await app.register(async (pub) => {
@@ -100,7 +105,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     registerRateLimit(api, { limiter, metrics });
     registerQueryGuards(api);
     // After auth, rate limit and validation; before the query (docs/benchmarks.md). Off unless options.cache is given.
-    if (options.cache) registerResponseCache(api, { clock, generation: () => store.generation(), options: options.cache });
+    if (options.cache) registerResponseCache(api, { clock, generation, options: options.cache });
     // Before the routes: wraps each handler registered below in a fair share of the store's slots.
     const slots = options.concurrency?.maxConcurrent ?? store.slots;
     registerConcurrencyLimit(api, { limits: { ...defaultConcurrencyLimits(slots), ...options.concurrency }, metrics });

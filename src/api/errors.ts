@@ -12,6 +12,7 @@ export const ERROR_CODES = {
   UNAUTHORIZED: { status: 401, message: 'Invalid API key' },
   NOT_FOUND: { status: 404, message: 'Route not found' },
   PLAYER_NOT_FOUND: { status: 404, message: 'Player not found' },
+  POOL_NOT_FOUND: { status: 404, message: 'Pool not found' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed' },
   REQUEST_TIMEOUT: { status: 408, message: 'Request not received in time' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body too large' },

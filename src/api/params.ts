@@ -10,19 +10,27 @@ import { ADDRESS_FORMAT } from './schemas.js';
 
 const START_TIME_RULE = 'must be Unix time in milliseconds (integer ≥ 0) or an ISO 8601 date-time with a zone, e.g. 2025-01-31T00:00:00Z';
 
+/** Parameters that take a time like `startTime` (Unix ms or ISO 8601; docs/design.md §4). */
+const TIME_PARAMETERS = new Set(['startTime', 'endTime']);
+
 /**
  * `startTime` → Unix ms. The schema has already checked the shape; this rejects impossible
  * calendar values (2025-02-30, 25:00) that a pattern cannot. Throws INVALID_PARAMETER.
  */
 export function parseStartTime(raw: string | undefined): number | undefined {
+  return parseTime('startTime', raw);
+}
+
+/** A time parameter (`startTime`, `endTime`) → Unix ms, as parseStartTime; the 400 names `name`. */
+export function parseTime(name: string, raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
   if (/^\d+$/.test(raw)) {
     const n = Number(raw);
-    if (!Number.isSafeInteger(n)) throw invalidParameter('startTime', START_TIME_RULE);
+    if (!Number.isSafeInteger(n)) throw invalidParameter(name, START_TIME_RULE);
     return n;
   }
   const m = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?([Zz]|([+-])(\d{2}):(\d{2}))$/.exec(raw);
-  if (!m) throw invalidParameter('startTime', START_TIME_RULE);
+  if (!m) throw invalidParameter(name, START_TIME_RULE);
   const [, y, mo, d, h, mi, s = '0', frac = '', zone, sign, zh, zm] = m;
   const fields = [Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)] as const;
   const utc = Date.UTC(...fields);
@@ -31,10 +39,10 @@ export function parseStartTime(raw: string | undefined): number | undefined {
     back.getUTCFullYear() === fields[0] && back.getUTCMonth() === fields[1] && back.getUTCDate() === fields[2] &&
     back.getUTCHours() === fields[3] && back.getUTCMinutes() === fields[4] && back.getUTCSeconds() === fields[5];
   const offsetMin = zone === 'Z' || zone === 'z' ? 0 : (sign === '-' ? -1 : 1) * (Number(zh) * 60 + Number(zm));
-  if (!consistent || Number(zh ?? 0) > 23 || Number(zm ?? 0) > 59) throw invalidParameter('startTime', START_TIME_RULE);
+  if (!consistent || Number(zh ?? 0) > 23 || Number(zm ?? 0) > 59) throw invalidParameter(name, START_TIME_RULE);
   const millis = frac ? Math.floor(Number(`0${frac}`) * 1000) : 0;
   const result = utc + millis - offsetMin * 60_000;
-  if (result < 0) throw invalidParameter('startTime', 'must not be before 1970-01-01T00:00:00Z');
+  if (result < 0) throw invalidParameter(name, 'must not be before 1970-01-01T00:00:00Z');
   return result;
 }
 
@@ -55,7 +63,7 @@ export function describeRule(name: string, schema: Schema | undefined): string {
     return `must be one of ${shown.join(', ')}`;
   }
   if (schema.format === ADDRESS_FORMAT) return 'must be a base58-encoded address of 32 bytes';
-  if (name === 'startTime') return START_TIME_RULE;
+  if (TIME_PARAMETERS.has(name)) return START_TIME_RULE;
   if (name === 'cursor') return 'must be a nextCursor value returned by a previous page';
   if (schema.type === 'integer') {
     const { minimum: min, maximum: max } = schema as { minimum?: number; maximum?: number };

@@ -1,6 +1,6 @@
 import type { Common } from '../core/index.js';
 import type { ResponseCacheOptions } from './plugins/cache.js';
-import type { SyncController } from '../ingest/index.js';
+import type { IndexerEvents, SyncController } from '../ingest/index.js';
 import type { KeyService } from '../keys/index.js';
 import type { BucketLimits, RateLimiter } from '../ratelimit/index.js';
 import type { ApiKeyRecord, Store } from '../store/index.js';
@@ -28,6 +28,12 @@ export interface ApiDeps {
   keys: KeyService;
   limiter: RateLimiter;
   sync: SyncController;
+  /**
+   * The indexer's commits on this host (an indexer child process, relayed): each one moves the
+   * write generation the response cache and the status counters key on, so an answer cached
+   * before a commit is not served after the API heard of it (docs/design.md §5).
+   */
+  events?: IndexerEvents;
   options?: ApiOptions;
 }
 
@@ -47,6 +53,8 @@ export interface RouteDeps {
   store: Store;
   sync: SyncController;
   clock: Common['clock'];
+  /** Write generation: the store's own writes plus the indexer commits heard of (ApiDeps.events). */
+  generation: () => number;
   /** How long /status and /sync/status reuse the store's counters, ms (0 = never; see routes/status.ts). */
   statusCountsTtlMs?: number;
 }

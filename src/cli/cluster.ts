@@ -4,15 +4,38 @@ import type { Common } from '../core/index.js';
 /**
  * `serve --workers N` (docs/deployment.md): the primary forks N API worker processes with node:cluster;
  * they share the listening port (the primary accepts and hands connections round-robin).
- * The primary itself serves no HTTP: it runs the indexer (unless `--no-indexer`) so there is
- * still exactly one writer. A worker that dies is replaced after a second; on shutdown the
- * primary sends SIGTERM to every worker (each drains its requests) and waits for them.
+ * The primary itself serves no HTTP: it supervises the indexer child process (unless
+ * `--no-indexer`) and relays between it and the workers (src/cli/indexer-link.ts), so every
+ * worker sees the indexer's state and its triggers reach it. A worker that dies is replaced
+ * after a second; on shutdown the primary sends SIGTERM to every worker (each drains its
+ * requests) and waits for them.
  */
 export interface WorkerPool {
   /** Resolves with the shared URL once every worker listens. */
   listening: Promise<string>;
+  /** Sends an IPC message to every live worker. */
+  broadcast(message: object): void;
   /** SIGTERM to every worker, then waits (SIGKILL after `graceMs`, default 10 s). */
   close(graceMs?: number): Promise<void>;
+}
+
+export interface WorkerHooks {
+  /** Extra environment of every worker. */
+  env?: Record<string, string>;
+  /** An IPC message from a worker; `reply` answers that worker. */
+  onMessage?(message: unknown, reply: (m: object) => void): void;
+  /** A worker came up (also a replacement): `send` reaches it (e.g. the latest indexer state). */
+  onOnline?(send: (m: object) => void): void;
+}
+
+/** Sends to a worker unless its channel is gone (it is being replaced). */
+function sendTo(w: Worker, m: object): void {
+  if (!w.isConnected()) return;
+  try {
+    w.send(m);
+  } catch {
+    /* the worker is exiting; its replacement gets the next message */
+  }
 }
 
 /** Env var telling a forked process it is an API worker of `serve --workers`. */
@@ -22,7 +45,7 @@ export function isApiWorker(): boolean {
   return cluster.isWorker && process.env[WORKER_ENV] === '1';
 }
 
-export function forkApiWorkers(common: Common, count: number, host: string): WorkerPool {
+export function forkApiWorkers(common: Common, count: number, host: string, hooks: WorkerHooks = {}): WorkerPool {
   const { logger } = common;
   let stopping = false;
   const live = new Set<Worker>();
@@ -31,8 +54,10 @@ export function forkApiWorkers(common: Common, count: number, host: string): Wor
   const listened = new Set<number>();
 
   const fork = () => {
-    const w = cluster.fork({ [WORKER_ENV]: '1' });
+    const w = cluster.fork({ ...hooks.env, [WORKER_ENV]: '1' });
     live.add(w);
+    w.on('message', (m: unknown) => hooks.onMessage?.(m, (reply) => sendTo(w, reply)));
+    w.on('online', () => hooks.onOnline?.((m) => sendTo(w, m)));
     w.on('listening', (address) => {
       listened.add(w.id);
       if (listened.size === count) {
@@ -53,6 +78,9 @@ export function forkApiWorkers(common: Common, count: number, host: string): Wor
 
   return {
     listening,
+    broadcast(m) {
+      for (const w of live) sendTo(w, m);
+    },
     async close(graceMs = 10_000) {
       stopping = true;
       await Promise.all(

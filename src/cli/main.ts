@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { registerIndex } from './commands/index-cmd.js';
 import { registerKeys } from './commands/keys.js';
@@ -6,12 +7,22 @@ import { registerServe } from './commands/serve.js';
 import { registerSimulate } from './commands/simulate.js';
 
 /**
+ * The package version from package.json: two folders up from this module both when it runs
+ * compiled (dist/cli/main.js) and from source (src/cli/main.ts).
+ */
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+/**
  * The one CLI, `gamba-analytics` (package bin). It wires everything; nothing imports cli/.
  * Each subcommand lives in commands/<name>.ts and exports `registerX(program)`.
  */
 export async function main(argv: string[]): Promise<void> {
   const program = new Command('gamba-analytics')
     .description('Gamba v2 analytics: indexer, chain simulator and REST API')
+    .version(packageVersion(), '-V, --version', 'print the package version')
     .showHelpAfterError();
   registerServe(program);
   registerIndex(program);

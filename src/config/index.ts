@@ -36,6 +36,8 @@ export interface Config {
   rpcMaxRps: number;
   /** Live tail poll interval in ms. */
   pollIntervalMs: number;
+  /** SYNC_MIN_INTERVAL_MS: minimum time between the starts of two passes triggered by POST /sync (docs/design.md §5). */
+  syncMinIntervalMs: number;
   hermesUrl: string;
   pythApiKey: string | undefined;
   jupiterUrl: string;
@@ -149,6 +151,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     rpcConcurrency: int(env, 'RPC_CONCURRENCY', 8, 1, 256),
     rpcMaxRps: int(env, 'RPC_MAX_RPS', 50, 1, 100_000),
     pollIntervalMs: int(env, 'POLL_INTERVAL_MS', 2000, 100, 600_000),
+    syncMinIntervalMs: int(env, 'SYNC_MIN_INTERVAL_MS', 10_000, 0, 3_600_000),
     hermesUrl: url(env, 'HERMES_URL', ['http:', 'https:']) ?? 'https://hermes.pyth.network',
     pythApiKey: env.PYTH_API_KEY || undefined,
     jupiterUrl: url(env, 'JUPITER_URL', ['http:', 'https:']) ?? 'https://api.jup.ag/price/v3',

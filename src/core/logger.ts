@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { pino, stdSerializers, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
@@ -40,20 +41,40 @@ const SERIALIZERS = {
   url: redactUrl,
 };
 
+/**
+ * Whether pino-pretty can be loaded from here. It is a dev dependency, so a production install
+ * (`npm ci --omit=dev`, docs/deployment.md "Installing for production") lacks it; pino would
+ * otherwise fail in its transport worker when asked for it.
+ */
+export function prettyAvailable(): boolean {
+  try {
+    createRequire(import.meta.url).resolve('pino-pretty');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export interface LoggerOptions {
   level?: string;
-  /** Pretty output only when stdout is a TTY (docs/design.md §9). */
+  /**
+   * Pretty output, meant for when stdout is a TTY (docs/design.md §9). Honoured only when
+   * pino-pretty is installed ({@link prettyAvailable}); otherwise the lines stay JSON.
+   */
   pretty?: boolean;
   /** Write somewhere other than stdout (tests capture lines this way). */
   destination?: NodeJS.WritableStream;
 }
 
-/** Creates the pino JSON-lines logger with key redaction configured. */
+/**
+ * Creates the pino JSON-lines logger with key redaction configured; pretty lines (pino-pretty,
+ * colorized) when `pretty` is asked for and the package is present.
+ */
 export function createLogger(opts: LoggerOptions = {}): Logger {
   const level = opts.level ?? 'info';
   const base = { level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, serializers: { err: stdSerializers.err, ...SERIALIZERS } };
   if (opts.destination) return pino(base, opts.destination as DestinationStream);
-  if (opts.pretty ?? false) {
+  if ((opts.pretty ?? false) && prettyAvailable()) {
     return pino({ ...base, transport: { target: 'pino-pretty', options: { colorize: true } } });
   }
   return pino(base);

@@ -14,6 +14,7 @@ export interface Metrics {
   indexerLagSeconds: Gauge;
   eventsStored: Counter<'kind'>;
   eventsSkipped: Counter<'reason'>;
+  syncPasses: Counter<'trigger'>;
   rpcRequests: Counter<'method'>;
   rpcErrors: Counter<'method' | 'kind'>;
   rpcRetries: Counter<'method'>;
@@ -39,6 +40,7 @@ export function createMetrics(): Metrics {
     indexerLagSeconds: new Gauge({ name: 'indexer_lag_seconds', help: 'Wall clock minus last indexed blockTime (s)', ...r }),
     eventsStored: new Counter({ name: 'indexer_events_stored_total', help: 'Events stored', labelNames: ['kind'], ...r }),
     eventsSkipped: new Counter({ name: 'indexer_events_skipped_total', help: 'Events or transactions skipped', labelNames: ['reason'], ...r }),
+    syncPasses: new Counter({ name: 'indexer_sync_passes_total', help: 'Tail passes started, by what started them: poll (POLL_INTERVAL_MS, logsSubscribe) or request (POST /sync)', labelNames: ['trigger'], ...r }),
     rpcRequests: new Counter({ name: 'rpc_requests_total', help: 'JSON-RPC requests', labelNames: ['method'], ...r }),
     rpcErrors: new Counter({ name: 'rpc_errors_total', help: 'JSON-RPC errors', labelNames: ['method', 'kind'], ...r }),
     rpcRetries: new Counter({ name: 'rpc_retries_total', help: 'JSON-RPC retries', labelNames: ['method'], ...r }),

@@ -1,4 +1,15 @@
-export { type SyncController, type SyncState, type SyncTrigger, createIdleSyncController } from './controller.js';
+export {
+  type CommittedWrite,
+  type IndexerEventHub,
+  type IndexerEventMap,
+  type IndexerEvents,
+  type SyncController,
+  type SyncState,
+  type SyncTrigger,
+  createIdleSyncController,
+  createIndexerEvents,
+} from './controller.js';
+export { createTriggeredPasses, type TriggeredPasses } from './sync-passes.js';
 export { createIndexer, type Indexer, type IndexerOptions } from './indexer.js';
 export { startIndexing, type Indexing, type StartIndexingOptions } from './start.js';
 export { STATE_KEYS, type Cursor } from './checkpoint.js';

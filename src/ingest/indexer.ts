@@ -10,6 +10,7 @@ import { decodeCursor, encodeCursor, STATE_KEYS, type Cursor } from './checkpoin
 import type { SyncController, SyncState } from './controller.js';
 import { createMintRegistry } from './mints.js';
 import { createProgress, type ProgressMode } from './progress.js';
+import { createTriggeredPasses } from './sync-passes.js';
 import { runTailPass } from './tail.js';
 
 export interface IndexerOptions {
@@ -32,6 +33,8 @@ export interface IndexerOptions {
   nullRetryDelayMs?: number;
   /** After a failed pass, first wait before the next try, ms (default 1000; doubles up to 30 s). */
   errorDelayMs?: number;
+  /** Minimum time between the starts of two triggered passes, ms (SYNC_MIN_INTERVAL_MS, default 10 000; docs/design.md §5). */
+  syncMinIntervalMs?: number;
 }
 
 export interface Indexer {
@@ -42,7 +45,7 @@ export interface Indexer {
   readonly controller: SyncController;
   /** Resolves when the backfill has reached its cutoff (at once if it had before). */
   backfilled(): Promise<void>;
-  /** Runs one catch-up pass (tail to the chain head), coalesced with a running triggered one; resolves when done. */
+  /** Runs one catch-up pass (tail to the chain head) now, coalesced with a running triggered one (no minimum interval); resolves when done. */
   syncNow(): Promise<void>;
   /** One pass of the re-pricing job; returns games re-priced. */
   repriceNow(): Promise<number>;
@@ -184,8 +187,9 @@ export function createIndexer(o: IndexerOptions): Indexer {
   // ── tail passes, serialised ──
   let passChain: Promise<void> = Promise.resolve();
   let passFailures = 0;
-  async function doPass(): Promise<void> {
+  async function doPass(trigger: 'poll' | 'request'): Promise<void> {
     if (stopped) return;
+    metrics.syncPasses.inc({ trigger });
     const passStart = clock.now();
     try {
       const head = await rpc.getSlot({ commitment: 'confirmed', signal: abort.signal });
@@ -212,8 +216,8 @@ export function createIndexer(o: IndexerOptions): Indexer {
       await sleep(backoff(passFailures - 1), abort.signal).catch(() => undefined);
     }
   }
-  const enqueuePass = (): Promise<void> => {
-    const run = passChain.then(doPass);
+  const enqueuePass = (trigger: 'poll' | 'request'): Promise<void> => {
+    const run = passChain.then(() => doPass(trigger));
     passChain = run.catch(() => undefined);
     return run;
   };
@@ -223,7 +227,7 @@ export function createIndexer(o: IndexerOptions): Indexer {
   async function tailLoop(): Promise<void> {
     while (!stopped) {
       const began = Date.now();
-      await enqueuePass();
+      await enqueuePass('poll');
       await waitWake(o.config.pollIntervalMs);
       const gap = began + MIN_PASS_GAP_MS - Date.now();
       if (gap > 0 && !stopped) await sleep(gap, abort.signal).catch(() => undefined);
@@ -260,12 +264,12 @@ export function createIndexer(o: IndexerOptions): Indexer {
   }
 
   // ── the controller the API sees ──
-  let triggered: { startedAt: number; promise: Promise<void> } | undefined;
+  const triggered = createTriggeredPasses({ clock, minIntervalMs: o.syncMinIntervalMs ?? 10_000, run: () => enqueuePass('request') });
   function state(): SyncState {
     const now = clock.now();
     const upTo = Math.max(caughtUpAtMs ?? -Infinity, newestEventMs ?? -Infinity);
     return {
-      syncing: backfillRunning || triggered !== undefined,
+      syncing: backfillRunning || triggered.running(),
       lastSync,
       lagSlots: headSlot !== null && caughtUpSlot !== null ? Math.max(0, headSlot - caughtUpSlot) : null,
       lagSeconds: Number.isFinite(upTo) ? Math.max(0, Math.round((now - upTo) / 1000)) : null,
@@ -273,18 +277,8 @@ export function createIndexer(o: IndexerOptions): Indexer {
       lastError,
     };
   }
-  function trigger() {
-    if (triggered) return { alreadyRunning: true, startedAt: triggered.startedAt };
-    const startedAt = clock.now();
-    const promise = enqueuePass().finally(() => {
-      triggered = undefined;
-    });
-    triggered = { startedAt, promise };
-    return { alreadyRunning: false, startedAt };
-  }
-
   return {
-    controller: { state, trigger },
+    controller: { state, trigger: async () => triggered.trigger() },
     async start() {
       if (started) return;
       started = true;
@@ -312,6 +306,7 @@ export function createIndexer(o: IndexerOptions): Indexer {
     async stop() {
       if (stopped) return;
       stopped = true;
+      triggered.stop();
       abort.abort();
       wake();
       await ws?.close();
@@ -319,10 +314,7 @@ export function createIndexer(o: IndexerOptions): Indexer {
       await passChain;
     },
     backfilled: () => backfilledP,
-    async syncNow() {
-      trigger();
-      await triggered?.promise;
-    },
+    syncNow: () => triggered.runNow(),
     repriceNow,
   };
 }

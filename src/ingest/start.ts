@@ -53,7 +53,7 @@ export async function startIndexing(o: StartIndexingOptions): Promise<Indexing> 
     overridesFile: config.priceOverridesFile,
     feeds: o.feeds,
   });
-  const make = () => createIndexer({ ...o.indexer, common, config, store, rpc, prices });
+  const make = () => createIndexer({ syncMinIntervalMs: config.syncMinIntervalMs, ...o.indexer, common, config, store, rpc, prices });
   const leader = o.leader === false ? undefined : o.leader ?? {};
   const indexer =
     leader && store.dialect === 'postgres' && config.store.kind === 'postgres'
@@ -124,7 +124,8 @@ function createElectedIndexer(common: Common, make: () => Indexer, election: Lea
   return {
     controller: {
       state: () => current?.indexer.controller.state() ?? { ...STANDBY_STATE },
-      trigger: () => current?.indexer.controller.trigger() ?? { alreadyRunning: false, startedAt: common.clock.now() },
+      // A standby has no indexer to trigger: the leader's own tail loop does the work.
+      trigger: async () => current?.indexer.controller.trigger() ?? { passId: 'standby', alreadyRunning: false, scheduled: false, startedAt: common.clock.now() },
     },
     async start() {
       loop ??= run().catch((err: unknown) => common.logger.error({ err }, 'leader-elected indexer failed'));

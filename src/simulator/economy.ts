@@ -15,13 +15,23 @@ export const DEFAULT_POOL_FEE_BPS = 100;
 /** Jackpot win probability in µbps (10^-10 units): 10,000,000 = 0.1 % per game with a jackpot fee. */
 export const JACKPOT_PROBABILITY_UBPS = 10_000_000n;
 export const UBPS_SCALE = 10_000_000_000n;
-/** A pool pays at most this share of its starting USD liquidity in one game (max payout, sizes wagers). */
-const MAX_PAYOUT_SHARE = 0.005;
-/** The BONK whale's wager (smallest units) and count: 7 × 1.5·10^18 > 2^63 (docs/design.md §3: sums beyond i64). */
+/**
+ * A pool pays at most this share of its starting USD liquidity in one game (max payout, sizes
+ * wagers): 1 % of the SOL pool's $800k lets a rare win reach thousands of dollars.
+ */
+const MAX_PAYOUT_SHARE = 0.01;
+/**
+ * The BONK whale (option `whales`, off by default; docs/design.md §8): seven scheduled games of
+ * 1.5·10^18 BONK units each, 7 × 1.5·10^18 > 2^63 (docs/design.md §3: sums beyond i64). At BONK's
+ * price each is hundreds of millions of USD, which is why the demo chain leaves them out.
+ */
 export const BONK_WHALE_WAGER = 1_500_000_000_000_000_000n;
 export const BONK_WHALE_GAMES = 7;
-export const WHALE_COUNT = 5;
-/** The platform of the BONK whale's scheduled games. */
+/** The BONK pool's liquidity with the whale on, in units: it must absorb 1.5·10^18-unit wagers (u64 headroom kept). */
+const BONK_WHALE_POOL_UNITS = 2_000_000_000_000_000_000n;
+/** High rollers: players 0 … 4 play 1 % of the games with ~100× the median wager (docs/simulator.md "Economy"). */
+export const HIGH_ROLLER_COUNT = 5;
+/** The platform of the BONK whale's scheduled games (player 0). */
 export const WHALE_PLATFORM = 1;
 const PLATFORM_COUNT = 24;
 export const LPS_PER_POOL = 8;
@@ -66,6 +76,8 @@ export interface PlatformDef {
 
 export interface Economy {
   seed: number;
+  /** The BONK whale's exact-u64 games are scheduled (EconomyOptions.whales). */
+  whales: boolean;
   gambaState: string;
   rng: string;
   rngLookupTable: string;
@@ -98,6 +110,8 @@ export interface EconomyOptions {
   startTimeMs: number;
   historyStartMs: number;
   prices: PriceBook;
+  /** Schedule the BONK whale's seven 1.5·10^18-unit games and size the BONK pool for them (default off). */
+  whales?: boolean;
 }
 
 function tokenUnits(usd: number, token: TokenDef, price: number): bigint {
@@ -106,6 +120,7 @@ function tokenUnits(usd: number, token: TokenDef, price: number): bigint {
 
 export async function createEconomy(o: EconomyOptions): Promise<Economy> {
   const { seed } = o;
+  const whales = o.whales === true;
   const H = o.historySegments;
   const r = new Rng(seed, 'economy');
 
@@ -139,14 +154,16 @@ export async function createEconomy(o: EconomyOptions): Promise<Economy> {
   const eventAuthority = await gambaPda(SEEDS.eventAuthority);
   const privateAuthority = hashedAddress(seed, 'house-pool-authority');
 
+  // Starting liquidity in USD, the size of a Gamba casino's pools: hundreds of thousands of
+  // dollars in SOL and USDC, tens of thousands in the memecoins (docs/simulator.md "Economy").
   const specs: { token: TokenDef; usd: number; priv: boolean; weight: number; created: number; custom?: [number, number] }[] = [
-    { token: TOKENS[0]!, usd: 3_000_000, priv: false, weight: 0.75, created: 0 },
-    { token: TOKENS[0]!, usd: 500_000, priv: true, weight: 0.25, created: 0, custom: [150, 50] },
-    { token: TOKENS[1]!, usd: 2_000_000, priv: false, weight: 1, created: 0 },
-    { token: TOKENS[2]!, usd: 600_000, priv: false, weight: 1, created: 0 },
-    { token: BONK, usd: 0, priv: false, weight: 1, created: 0 },
-    { token: TOKENS[4]!, usd: 400_000, priv: false, weight: 1, created: 0 },
-    { token: TOKENS[5]!, usd: 250_000, priv: false, weight: 1, created: Math.floor(H * 0.35) },
+    { token: TOKENS[0]!, usd: 800_000, priv: false, weight: 0.75, created: 0 },
+    { token: TOKENS[0]!, usd: 150_000, priv: true, weight: 0.25, created: 0, custom: [150, 50] },
+    { token: TOKENS[1]!, usd: 400_000, priv: false, weight: 1, created: 0 },
+    { token: TOKENS[2]!, usd: 120_000, priv: false, weight: 1, created: 0 },
+    { token: BONK, usd: 90_000, priv: false, weight: 1, created: 0 },
+    { token: TOKENS[4]!, usd: 70_000, priv: false, weight: 1, created: 0 },
+    { token: TOKENS[5]!, usd: 50_000, priv: false, weight: 1, created: Math.floor(H * 0.35) },
   ];
   const pools: PoolDef[] = [];
   for (const [index, s] of specs.entries()) {
@@ -154,9 +171,9 @@ export async function createEconomy(o: EconomyOptions): Promise<Economy> {
     const poolAddr = await gambaPda(SEEDS.pool, addressBytes(s.token.mint), addressBytes(authority));
     const createdMs = o.historyStartMs + s.created * 3_600_000;
     const price = o.prices.usdAtMs(s.token, createdMs);
-    // BONK's pool is sized in units: it must absorb 1.5·10^18-unit whale wagers (u64 headroom kept).
-    const initialLiquidity = s.token === BONK ? 2_000_000_000_000_000_000n : tokenUnits(s.usd, s.token, price);
-    const usdValue = s.token === BONK ? (Number(initialLiquidity) / 10 ** BONK.decimals) * price : s.usd;
+    const whalePool = whales && s.token === BONK;
+    const initialLiquidity = whalePool ? BONK_WHALE_POOL_UNITS : tokenUnits(s.usd, s.token, price);
+    const usdValue = whalePool ? (Number(initialLiquidity) / 10 ** BONK.decimals) * price : s.usd;
     const poolFeeBps = s.custom?.[0] ?? DEFAULT_POOL_FEE_BPS;
     const gambaFeeBps = s.custom?.[1] ?? GAMBA_FEE_BPS;
     pools.push({
@@ -183,7 +200,7 @@ export async function createEconomy(o: EconomyOptions): Promise<Economy> {
 
   const playerCount = Math.max(300, Math.min(150_000, Math.round(Math.max(o.playsPerDay, o.liveRate * 1000) * 1.2)));
   const platformZipf = new Zipf(PLATFORM_COUNT, 1.15);
-  const playerZipf = new Zipf(playerCount - WHALE_COUNT, 1.05);
+  const playerZipf = new Zipf(playerCount - HIGH_ROLLER_COUNT, 1.05);
   // Derived addresses repeat across transactions (every settle names ~10 of them): memoised by
   // player index / (owner, mint) without building a string key per lookup. Bounded like before.
   const MEMO_LIMIT = 400_000;
@@ -212,6 +229,7 @@ export async function createEconomy(o: EconomyOptions): Promise<Economy> {
 
   const economy: Economy = {
     seed,
+    whales,
     gambaState,
     rng: hashedAddress(seed, 'rng-provider'),
     rngLookupTable: hashedAddress(seed, 'rng-lookup-table'),

@@ -38,6 +38,13 @@ export interface SimulatorOptions {
   /** "Now" of the simulation, Unix ms (default Date.now()). */
   startTimeMs?: number;
   /**
+   * The BONK whale (default false): seven scheduled games of 1.5·10^18 BONK units, whose BONK
+   * volume passes 2^63 — tests of exact u64 sums turn it on; the demo leaves it off, because
+   * each game is hundreds of millions of USD (docs/design.md §8). Part of the chain's identity,
+   * like the seed: same options ⇒ same chain.
+   */
+  whales?: boolean;
+  /**
    * Additive: the simulation's clock (Unix ms). Default: `startTimeMs` then the wall clock.
    * Tests pass a ManualClock to move the head without sleeping.
    */
@@ -104,6 +111,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     startTimeMs,
     historyStartMs: slotTimeMs(timeline.historyStartSlot),
     prices,
+    whales: opts.whales === true,
   });
   const ledger = createLedger({ seed, playsPerDay, liveRate, timeline, economy, prices });
   const clock = createChainClock(startTimeMs, opts.clock);

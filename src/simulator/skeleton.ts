@@ -1,4 +1,4 @@
-import { BONK_WHALE_GAMES, BONK_WHALE_WAGER, LPS_PER_POOL, WHALE_COUNT, WHALE_PLATFORM, type Economy, type PlatformDef, type PoolDef } from './economy.js';
+import { BONK_WHALE_GAMES, BONK_WHALE_WAGER, HIGH_ROLLER_COUNT, LPS_PER_POOL, WHALE_PLATFORM, type Economy, type PlatformDef, type PoolDef } from './economy.js';
 import { VARIANTS_BY_GAME, WHALE_VARIANT, type BetVariant, type GameKind } from './games.js';
 import type { PriceBook } from './prices.js';
 import { fmix32, pickWeighted, Rng } from './rng.js';
@@ -152,7 +152,7 @@ export function createSkeletonGenerator(o: SkeletonOptions): (index: number) => 
   const { seed, economy: eco, timeline: tl, prices } = o;
   const historyStartMs = slotTimeMs(tl.historyStartSlot);
   const historyEndMs = slotTimeMs(tl.startSlot);
-  const whaleSegs = whaleSegments(tl.historySegments);
+  const whaleSegs = eco.whales ? whaleSegments(tl.historySegments) : [];
   const bonkPool = eco.pools.find((p) => p.token === BONK)!;
   // Per-player preferences are pure functions of the seed; cached because they are hot.
   const home = new Int16Array(eco.playerCount).fill(-1);
@@ -251,8 +251,8 @@ export function createSkeletonGenerator(o: SkeletonOptions): (index: number) => 
       });
     };
     for (let k = 0; k < n; k++) {
-      const whale = r.chance(0.01);
-      const player = whale ? r.int(WHALE_COUNT) : WHALE_COUNT + eco.playerZipf.sample(r.next());
+      const highRoller = r.chance(0.01);
+      const player = highRoller ? r.int(HIGH_ROLLER_COUNT) : HIGH_ROLLER_COUNT + eco.playerZipf.sample(r.next());
       const platform = choosePlatform(r, player, index);
       // Token: often the player's favourite when the platform offers it, else the platform's mix.
       const f = favOf(player);
@@ -274,13 +274,13 @@ export function createSkeletonGenerator(o: SkeletonOptions): (index: number) => 
       const pools = poolsByToken[token]!;
       const pool = pools.length === 1 ? pools[0]! : pools[pickWeighted(poolWeights[token]!, r.next())]!;
       const variant = chooseVariant(r, platform);
-      let usd = whale ? Math.min(r.logNormal(300, 1.0), 20_000) : Math.min(r.logNormal(3, 1.4), 5_000);
+      let usd = highRoller ? Math.min(r.logNormal(300, 1.0), 20_000) : Math.min(r.logNormal(3, 1.4), 5_000);
       usd = Math.max(0.05, Math.min(usd, pool.maxPayoutUsd / (variant.maxBps / 10_000)));
       let units = BigInt(Math.max(1, Math.round((usd / priceAtStart[token]!) * 10 ** pool.token.decimals)));
       if (r.chance(0.6)) units = roundWager(units);
       makeGame(player, platform, pool, variant, units);
     }
-    // The BONK whale (player 0): 1.5·10^18-unit wagers so its BONK volume passes 2^63.
+    // The BONK whale (player 0, option `whales`): 1.5·10^18-unit wagers so its BONK volume passes 2^63.
     for (const s of whaleSegs) {
       if (s === index) makeGame(0, eco.platforms[WHALE_PLATFORM]!, bonkPool, WHALE_VARIANT, BONK_WHALE_WAGER);
     }
@@ -360,7 +360,7 @@ export function createSkeletonGenerator(o: SkeletonOptions): (index: number) => 
     for (const [kind, mean] of others) {
       const count = r.poisson(mean);
       for (let k = 0; k < count; k++) {
-        const player = WHALE_COUNT + eco.playerZipf.sample(r.next());
+        const player = HIGH_ROLLER_COUNT + eco.playerZipf.sample(r.next());
         const pool = eco.pools[r.int(eco.pools.length)]!;
         const withPool = kind === 'distributeFees' || kind === 'playerClaim';
         const slot = b.first + 10 + r.int(span - 12);

@@ -9,6 +9,7 @@ import { postgresAdapter, sqliteAdapter, type DialectAdapter } from './dialect.j
 import { mappingErrors } from './driver-errors.js';
 import { createApiKeyStore } from './keys.js';
 import { migrateToLatest } from './migrate.js';
+import { refreshPoolTvl } from './pool-rollup.js';
 import { createQueries } from './queries/index.js';
 import { openPostgres, POSTGRES_POOL_SIZE } from './postgres.js';
 import { createReaderPool, type ReaderPool } from './readers/pool.js';
@@ -43,7 +44,7 @@ export interface CreateStoreOptions {
   migrate?: boolean;
   /**
    * `readwrite` (default): the indexer's and the CLI's store. `readonly` (the API, docs/architecture.md
-   * "Reader pool"): no migrations, every write method throws STORE_READONLY; SQLite connections are
+   * "Reader pool"): no migrations, every write method throws STORE_READ_ONLY; SQLite connections are
    * `query_only` and `store.queries` run on `readers` threads; every read answers within `timeoutMs`
    * or fails with STORE_UNAVAILABLE (docs/hardening.md "Store deadline").
    */
@@ -185,6 +186,8 @@ async function openReadwrite(opts: CreateStoreOptions): Promise<Store> {
           .execute();
         decimals.set(m.mint, m.decimals);
       }
+      // Pool TVL needs the token's decimals (pool-rollup.ts): pools seen before their mint get it now.
+      if (mints.length > 0) await refreshPoolTvl(db, { tokens: mints.map((m) => m.mint) });
     },
     putPrices: (prices) => bump(putPrices(db, adapter, decimals, prices)),
     getPrices: (mint, fromHourMs, toHourMs) => getPrices(db, mint, fromHourMs, toHourMs),
@@ -263,11 +266,18 @@ async function openReadonly(opts: CreateStoreOptions): Promise<Store> {
     await readers.warm;
   } else {
     const schema = opts.schema ?? config.schema;
-    db = openPostgres({ url: config.url, schema, timeoutMs });
-    readDb = config.readUrl ? openPostgres({ url: config.readUrl, schema, timeoutMs }) : undefined;
+    db = openPostgres({ url: config.url, schema, timeoutMs, readonly: true });
+    readDb = config.readUrl ? openPostgres({ url: config.readUrl, schema, timeoutMs, readonly: true }) : undefined;
+  }
+  // The store must be readable now (migrated by a read-write open): a missing table is an unusable store, not a 500 per request later.
+  try {
+    await db.selectFrom('mints').select('mint').limit(1).execute();
+  } catch (err) {
+    await Promise.all([readers?.close(), db.destroy(), readDb?.destroy()]).catch(() => undefined);
+    throw new AppError('STORE_UNAVAILABLE', `cannot read the store: ${(err as Error).message}`, { cause: err, retryable: true });
   }
   const readonlyError = (what: string) => async (): Promise<never> => {
-    throw new AppError('STORE_READONLY', `${what} needs a read-write store; this one was opened read-only`);
+    throw new AppError('STORE_READ_ONLY', `${what} needs a read-write store; this one was opened read-only`);
   };
   const generation = opts.generation ?? (() => 0);
   // SQLite: no deadline timer on the event loop's own connection (its statements are synchronous; busy_timeout bounds them).

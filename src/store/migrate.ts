@@ -5,6 +5,7 @@ import { migration0001 } from './migrations/0001_initial.js';
 import { migration0002 } from './migrations/0002_bounded_reads.js';
 import { migration0003 } from './migrations/0003_window_players.js';
 import { migration0004 } from './migrations/0004_leaderboards.js';
+import { migration0006 } from './migrations/0006_pools.js';
 
 /** Ordered, append-only list of migrations; names sort in application order. */
 function migrationsFor(a: DialectAdapter): Record<string, Migration> {
@@ -13,14 +14,22 @@ function migrationsFor(a: DialectAdapter): Record<string, Migration> {
     '0002_bounded_reads': migration0002(a),
     '0003_window_players': migration0003(),
     '0004_leaderboards': migration0004(a),
+    '0006_pools': migration0006(a),
   };
+}
+
+/**
+ * The migrator of the store's migrations (bookkeeping in `schema_migrations`, in `schema` on
+ * PostgreSQL). Tests use it to stop at an earlier migration (`migrateTo(name)`).
+ */
+export function createMigrator(db: Kysely<any>, a: DialectAdapter, schema?: string): Migrator {
+  const provider: MigrationProvider = { getMigrations: async () => migrationsFor(a) };
+  return new Migrator({ db, provider, migrationTableName: 'schema_migrations', migrationLockTableName: 'schema_migrations_lock', ...(schema ? { migrationTableSchema: schema } : {}) });
 }
 
 /** Applies every pending migration. Throws AppError STORE_MIGRATION_FAILED. */
 export async function migrateToLatest(db: Kysely<any>, a: DialectAdapter, schema?: string): Promise<void> {
-  const provider: MigrationProvider = { getMigrations: async () => migrationsFor(a) };
-  const migrator = new Migrator({ db, provider, migrationTableName: 'schema_migrations', migrationLockTableName: 'schema_migrations_lock', ...(schema ? { migrationTableSchema: schema } : {}) });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await createMigrator(db, a, schema).migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new AppError('STORE_MIGRATION_FAILED', `migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });

@@ -20,6 +20,8 @@ export interface PostgresOptions {
    * `query_timeout` (a server that stopped answering) and the connect wait (docs/hardening.md "Store deadline").
    */
   timeoutMs?: number;
+  /** Read-only sessions (`default_transaction_read_only`): a write statement fails on the server too. */
+  readonly?: boolean;
 }
 
 /**
@@ -29,8 +31,9 @@ export interface PostgresOptions {
  * no stuck connection behind.
  */
 export function openPostgres(o: PostgresOptions): Kysely<Database> {
-  // search_path as a startup option, so every pooled connection sees the schema from its first query.
-  const options = o.schema ? `-c search_path=${o.schema.replace(/[^A-Za-z0-9_]/g, '')}` : undefined;
+  // search_path (and read-only sessions) as startup options, so every pooled connection has them from its first query.
+  const settings = [...(o.schema ? [`-c search_path=${o.schema.replace(/[^A-Za-z0-9_]/g, '')}`] : []), ...(o.readonly ? ['-c default_transaction_read_only=on'] : [])];
+  const options = settings.length > 0 ? settings.join(' ') : undefined;
   const timeouts =
     o.timeoutMs === undefined
       ? { connectionTimeoutMillis: WRITER_CONNECT_TIMEOUT_MS }

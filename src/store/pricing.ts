@@ -10,12 +10,16 @@ export function usdPerUnit(usdPrice: number | undefined, decimals: number | unde
   return usdPrice / 10 ** decimals;
 }
 
-/** USD values of one game (docs/design.md §3). p null → all 0 (un-priced). */
+/**
+ * USD values of one game (docs/design.md §3): wager, profit, creator and Gamba fees, net (profit −
+ * fees), the pool fee, and the house PnL (wager − payout: the pool's side, jackpots excluded).
+ * p (USD per smallest unit) null → all 0 (un-priced).
+ */
 export function gameUsd(
   g: { wager: bigint; payout: bigint; jackpot: bigint; creatorFee: bigint; gambaFee: bigint; poolFee: bigint; jackpotFee: bigint },
   p: number | null,
-): { wager: number; profit: number; creatorFee: number; gambaFee: number; net: number } {
-  if (p === null) return { wager: 0, profit: 0, creatorFee: 0, gambaFee: 0, net: 0 };
+): { wager: number; profit: number; creatorFee: number; gambaFee: number; net: number; poolFee: number; housePnl: number } {
+  if (p === null) return { wager: 0, profit: 0, creatorFee: 0, gambaFee: 0, net: 0, poolFee: 0, housePnl: 0 };
   const profit = g.payout + g.jackpot - g.wager;
   const fees = g.creatorFee + g.gambaFee + g.poolFee + g.jackpotFee;
   return {
@@ -24,6 +28,8 @@ export function gameUsd(
     creatorFee: Number(g.creatorFee) * p,
     gambaFee: Number(g.gambaFee) * p,
     net: Number(profit - fees) * p,
+    poolFee: Number(g.poolFee) * p,
+    housePnl: Number(g.wager - g.payout) * p,
   };
 }
 

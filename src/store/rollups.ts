@@ -24,7 +24,15 @@ export interface GameDelta {
   min_usd_profit: number;
   first_ms: number;
   last_ms: number;
+  /** Σ poolFee halves, its USD and the house PnL in USD (kept by ru_pool_day only: POOL_SUM_TABLES). */
+  pool_fee_hi: number;
+  pool_fee_lo: number;
+  usd_pool_fee: number;
+  usd_house_pnl: number;
 }
+
+/** Pool-side sums (schema.ts PoolSums, migration 0006), written only to the tables of POOL_SUM_TABLES. */
+export const POOL_SUM_COLUMNS = ['pool_fee_hi', 'pool_fee_lo', 'usd_pool_fee', 'usd_house_pnl'] as const;
 
 export const SUM_COLUMNS = [
   'plays', 'jackpots', 'wager_hi', 'wager_lo', 'payout_hi', 'payout_lo', 'jackpot_hi', 'jackpot_lo',
@@ -37,7 +45,9 @@ export interface GameFacts {
   wager: bigint;
   payout: bigint;
   jackpot: bigint;
-  usd: { wager: number; profit: number; creatorFee: number; gambaFee: number; net: number };
+  poolFee: bigint;
+  /** USD values (pricing.ts gameUsd). */
+  usd: { wager: number; profit: number; creatorFee: number; gambaFee: number; net: number; poolFee: number; housePnl: number };
 }
 
 /** Delta of a newly stored game (counts and token sums included). */
@@ -45,19 +55,21 @@ export function gameDelta(g: GameFacts): GameDelta {
   const w = splitU64(g.wager);
   const p = splitU64(g.payout);
   const j = splitU64(g.jackpot);
+  const f = splitU64(g.poolFee);
   return {
     plays: 1,
     jackpots: g.jackpot > 0n ? 1 : 0,
     wager_hi: w.hi, wager_lo: w.lo,
     payout_hi: p.hi, payout_lo: p.lo,
     jackpot_hi: j.hi, jackpot_lo: j.lo,
+    pool_fee_hi: f.hi, pool_fee_lo: f.lo,
     ...usdPart(g),
   };
 }
 
 /** Delta of re-pricing a stored game: only its USD values (docs/design.md §6). */
 export function repriceDelta(g: GameFacts): GameDelta {
-  return { plays: 0, jackpots: 0, wager_hi: 0, wager_lo: 0, payout_hi: 0, payout_lo: 0, jackpot_hi: 0, jackpot_lo: 0, ...usdPart(g) };
+  return { plays: 0, jackpots: 0, wager_hi: 0, wager_lo: 0, payout_hi: 0, payout_lo: 0, jackpot_hi: 0, jackpot_lo: 0, pool_fee_hi: 0, pool_fee_lo: 0, ...usdPart(g) };
 }
 
 function usdPart(g: GameFacts) {
@@ -67,6 +79,8 @@ function usdPart(g: GameFacts) {
     usd_creator_fee: g.usd.creatorFee,
     usd_gamba_fee: g.usd.gambaFee,
     usd_net: g.usd.net,
+    usd_pool_fee: g.usd.poolFee,
+    usd_house_pnl: g.usd.housePnl,
     max_usd_profit: Math.max(0, g.usd.profit),
     min_usd_profit: Math.min(0, g.usd.profit),
     first_ms: g.timeMs,
@@ -76,6 +90,7 @@ function usdPart(g: GameFacts) {
 
 function merge(into: GameDelta, d: GameDelta): void {
   for (const c of SUM_COLUMNS) into[c] += d[c];
+  for (const c of POOL_SUM_COLUMNS) into[c] += d[c];
   into.max_usd_profit = Math.max(into.max_usd_profit, d.max_usd_profit);
   into.min_usd_profit = Math.min(into.min_usd_profit, d.min_usd_profit);
   into.first_ms = Math.min(into.first_ms, d.first_ms);
@@ -93,6 +108,9 @@ export type RollupTable =
  * numbers since the epoch divided by 32, not calendar months.
  */
 export const BLOCK_DAYS = 32;
+
+/** Rollups that also keep the pool-side sums (POOL_SUM_COLUMNS): windows of GET /pool (migration 0006). */
+const POOL_SUM_TABLES: ReadonlySet<RollupTable> = new Set(['ru_pool_day']);
 export const blockOf = (day: number | bigint): number => Math.floor(Number(day) / BLOCK_DAYS);
 
 export const ROLLUP_KEYS: Record<RollupTable, readonly string[]> = {
@@ -193,14 +211,15 @@ async function upsertRollups(
   countNew: boolean,
 ): Promise<Record<string, string | number>[]> {
   const keyCols = ROLLUP_KEYS[table];
-  const cols = [...keyCols, ...SUM_COLUMNS, 'max_usd_profit', 'min_usd_profit', 'first_ms', 'last_ms'];
+  const sums: readonly string[] = POOL_SUM_TABLES.has(table) ? [...SUM_COLUMNS, ...POOL_SUM_COLUMNS] : SUM_COLUMNS;
+  const cols = [...keyCols, ...sums, 'max_usd_profit', 'min_usd_profit', 'first_ms', 'last_ms'];
   const params: unknown[] = [];
   for (const { key, delta } of rows) for (const c of cols) params.push(c in key ? key[c] : delta[c as keyof GameDelta]);
   const t = sql.raw(table);
   const ref = (c: string) => sql.raw(`${table}.${c}`);
   const ex = (c: string) => sql.raw(`excluded.${c}`);
   const updates = [
-    ...SUM_COLUMNS.map((c) => sql`${sql.raw(c)} = ${ref(c)} + ${ex(c)}`),
+    ...sums.map((c) => sql`${sql.raw(c)} = ${ref(c)} + ${ex(c)}`),
     sql`max_usd_profit = ${a.greatest(ref('max_usd_profit'), ex('max_usd_profit'))}`,
     sql`min_usd_profit = ${a.least(ref('min_usd_profit'), ex('min_usd_profit'))}`,
     sql`first_ms = ${a.least(ref('first_ms'), ex('first_ms'))}`,

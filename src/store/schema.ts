@@ -152,11 +152,54 @@ export interface RuDayCTable extends GameSums {
   creator: string;
 }
 
-/** Per pool × UTC day (migration 0004; token is the pool's): /daily. */
-export interface RuPoolDayTable extends GameSums {
+/** Per pool × UTC day (migration 0004; token is the pool's): /daily, windows of /pool. */
+export interface RuPoolDayTable extends GameSums, PoolSums {
   pool: string;
   day: number;
   token: string;
+}
+
+/** Pool-side sums of games (migration 0006): Σ poolFee as u64 halves, its USD, and the house PnL in USD. */
+export interface PoolSums {
+  pool_fee_hi: Int;
+  pool_fee_lo: Int;
+  /** Σ poolFee × p (USD). */
+  usd_pool_fee: number;
+  /** Σ (wager − payout) × p (USD): the pool's realized result, jackpots excluded (docs/design.md §3). */
+  usd_house_pnl: number;
+}
+
+/**
+ * One row per pool, all time (migration 0006): GET /pools and GET /pool. Game sums, the latest
+ * liquidity and LP supply (with the order key of the event that reported each), creation, the
+ * latest event's time and the TVL at the token's latest stored price (src/store/pool-rollup.ts).
+ */
+export interface RuPoolTable {
+  pool: string;
+  token: string;
+  authority: string | null;
+  /** PoolCreated block time, ms; −1 when not indexed. */
+  created_ms: Int;
+  plays: Int;
+  wager_hi: Int;
+  wager_lo: Int;
+  payout_hi: Int;
+  payout_lo: Int;
+  pool_fee_hi: Int;
+  pool_fee_lo: Int;
+  usd_wager: number;
+  usd_pool_fee: number;
+  usd_house_pnl: number;
+  liq_key: string | null;
+  /** Latest GameSettled.poolLiquidity or PoolChange.postLiquidity (u64 text); null before any. */
+  liquidity: string | null;
+  lp_key: string | null;
+  /** Latest PoolChange.lpSupply (u64 text); null before any. */
+  lp_supply: string | null;
+  /** Time of the pool's latest event (game, pool change or creation), ms. */
+  last_ms: Int;
+  /** liquidity × the token's latest stored USD price per smallest unit; 0 without one. */
+  tvl_usd: number;
 }
 
 /**
@@ -257,4 +300,5 @@ export interface Database {
   ru_counter: RuCounterTable;
   ru_user: RuUserTable;
   ru_pool_hour: RuPoolHourTable;
+  ru_pool: RuPoolTable;
 }

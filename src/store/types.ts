@@ -187,6 +187,8 @@ export interface SettledGame {
   user: string;
   creator: string;
   token: string;
+  /** The pool the game played against (additive to docs/spec.md §2's fields). */
+  pool: string;
   jackpot: bigint;
   multiplier: number;
   time: number;
@@ -263,6 +265,65 @@ export interface PoolTotal {
   plays: number;
 }
 
+/** GET /pools orderings (docs/design.md §4), all descending, ties by pool address ascending. */
+export type PoolSortBy = 'tvl_usd' | 'usd_volume' | 'plays' | 'pool_fees_usd' | 'created_time';
+
+export interface PoolsQuery {
+  token?: string;
+  sortBy: PoolSortBy;
+  /** 1..100. */
+  limit: number;
+  /** nextCursor of the previous page (same sortBy). */
+  cursor?: string;
+}
+
+/**
+ * One pool (GET /pools, GET /pool; definitions in docs/design.md §3). Token amounts are bigint in
+ * the pool token's smallest unit, USD amounts numbers, times Unix ms.
+ */
+export interface PoolEntry {
+  pool: string;
+  token: string;
+  /** Pool authority from its PoolCreated (the System program for public pools); null when not indexed. */
+  authority: string | null;
+  /** PoolCreated block time, ms; null when not indexed. */
+  created_time: number | null;
+  /** Latest liquidity (the latest GameSettled.poolLiquidity or PoolChange.postLiquidity); 0 before any. */
+  liquidity: bigint;
+  /** Latest LP token supply (the latest PoolChange.lpSupply); null before any pool change. */
+  lp_supply: bigint | null;
+  /** liquidity / lp_supply (1 when lp_supply is 0); null when lp_supply is. */
+  lp_price: number | null;
+  /** liquidity × the token's latest stored USD price; 0 without one. */
+  tvl_usd: number;
+  plays: number;
+  /** Σ wager. */
+  volume: bigint;
+  usd_volume: number;
+  /** Σ poolFee. */
+  pool_fees: bigint;
+  pool_fees_usd: number;
+  /** Σ wager − Σ payout (signed; jackpots excluded). */
+  house_pnl: bigint;
+  house_pnl_usd: number;
+  /** Time of the pool's latest event (game, pool change or creation), ms. */
+  last_activity: number;
+}
+
+export interface PoolsResult {
+  results: PoolEntry[];
+  /** Opaque keyset cursor of the next page; null at the end. */
+  nextCursor: string | null;
+}
+
+export interface PoolQuery {
+  pool: string;
+  /** Window of the game figures (plays, volume, fees, PnL): time ≥ startTime (ms) … */
+  startTime?: number;
+  /** … and time < endTime (ms). Liquidity, LP and TVL figures are as of now. */
+  endTime?: number;
+}
+
 export interface PoolDailyPoint {
   date: string;
   volume: bigint;
@@ -318,6 +379,10 @@ export interface Queries {
   ratio(q: { pool: string; now: number }): Promise<RatioPoint[]>;
   total(pool: string): Promise<PoolTotal>;
   daily(q: { pool: string; days: number; now: number }): Promise<PoolDailyPoint[]>;
+  /** Every pool, one page. Throws AppError INVALID_PARAMETER (details.parameter = 'cursor') on a bad cursor. */
+  pools(q: PoolsQuery): Promise<PoolsResult>;
+  /** One pool; undefined when never seen (→ 404 POOL_NOT_FOUND). */
+  pool(q: PoolQuery): Promise<PoolEntry | undefined>;
   chartPlays(q: ChartQuery): Promise<PlaysPoint[]>;
   chartDailyUsd(q: ChartQuery): Promise<PlaysPoint[]>;
   chartDaoUsd(q: ChartQuery): Promise<DaoPoint[]>;
@@ -327,7 +392,7 @@ export interface Store {
   readonly dialect: 'sqlite' | 'postgres';
   /**
    * `readonly`: the API's store (createStore `access`): write methods and `migrate` throw
-   * AppError STORE_READONLY; every read answers within the store deadline or throws STORE_UNAVAILABLE.
+   * AppError STORE_READ_ONLY; every read answers within the store deadline or throws STORE_UNAVAILABLE.
    */
   readonly access: 'readwrite' | 'readonly';
   /**

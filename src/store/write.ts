@@ -3,6 +3,7 @@ import { dayOf, hourFloor, MS_PER_HOUR } from '../core/index.js';
 import type { GameSettled, LocatedEvent, PoolChange, PoolCreated } from '../protocol/index.js';
 import type { DialectAdapter } from './dialect.js';
 import { orderKey } from './order-key.js';
+import { PoolAccumulator, refreshPoolTvl } from './pool-rollup.js';
 import { gameUsd, PriceLookup, usdPerUnit } from './pricing.js';
 import { CounterAccumulator, gameDelta, PoolHourAccumulator, repriceDelta, RollupAccumulator, type GameDelta, type GameDims } from './rollups.js';
 import { fixedChunks, runPrecompiled } from './statement-cache.js';
@@ -30,6 +31,8 @@ interface Ctx {
   prices: PriceLookup;
   rollups: RollupAccumulator;
   poolHours: PoolHourAccumulator;
+  /** ru_pool (migration 0006): per-pool sums, latest liquidity / LP supply, creation. */
+  poolTotals: PoolAccumulator;
   counters: CounterAccumulator;
   /** pool → token of pools touched by this batch. */
   pools: Map<string, string>;
@@ -39,7 +42,7 @@ interface Ctx {
 type GameRow = Insertable<Database['games']>;
 
 /** Builds the games row of an event (USD from the price at its hour, or un-priced). */
-async function gameRow(ctx: Ctx, e: LocatedEvent & { name: 'GameSettled' }): Promise<{ row: GameRow; delta: GameDelta; dims: GameDims; e: typeof e }> {
+async function gameRow(ctx: Ctx, e: LocatedEvent & { name: 'GameSettled' }): Promise<{ row: GameRow; delta: GameDelta; dims: GameDims; e: typeof e; usd: ReturnType<typeof gameUsd> }> {
   const d = e.data;
   const timeMs = e.blockTime * 1000;
   const hourMs = hourFloor(timeMs);
@@ -91,7 +94,8 @@ async function gameRow(ctx: Ctx, e: LocatedEvent & { name: 'GameSettled' }): Pro
     row,
     e,
     dims: { day: dayOf(timeMs), creator: d.creator, token: d.tokenMint, pool: d.pool, player: d.user },
-    delta: gameDelta({ timeMs, wager: d.wager, payout: d.payout, jackpot: d.jackpotPayoutToUser, usd }),
+    delta: gameDelta({ timeMs, wager: d.wager, payout: d.payout, jackpot: d.jackpotPayoutToUser, poolFee: d.poolFee, usd }),
+    usd,
   };
 }
 
@@ -120,7 +124,10 @@ async function insertGames(ctx: Ctx, events: (LocatedEvent & { name: 'GameSettle
       ctx.result.gamesInserted++;
       if (b.row.usd_per_unit === null) ctx.counters.add('unpriced_games', 1);
       ctx.rollups.add(b.dims, b.delta);
-      ctx.poolHours.add(b.e.data.pool, Number(b.row.hour_ms), orderKey(b.e.slot, b.e.signature, b.e.eventIndex), b.e.data.poolLiquidity, null);
+      const key = orderKey(b.e.slot, b.e.signature, b.e.eventIndex);
+      ctx.poolHours.add(b.e.data.pool, Number(b.row.hour_ms), key, b.e.data.poolLiquidity, null);
+      const d = b.e.data;
+      ctx.poolTotals.game(d.pool, d.tokenMint, { timeMs: Number(b.row.time_ms), wager: d.wager, payout: d.payout, poolFee: d.poolFee, usd: b.usd, key, liquidity: d.poolLiquidity });
       ctx.pools.set(b.e.data.pool, b.e.data.tokenMint);
     }
   }
@@ -159,7 +166,9 @@ async function insertPoolChange(ctx: Ctx, e: LocatedEvent & { name: 'PoolChange'
   ctx.result.poolChangesInserted++;
   ctx.counters.add('pool_changes', 1);
   ctx.counters.add(`pool_changes:${d.pool}`, 1);
-  ctx.poolHours.add(d.pool, hourMs, orderKey(e.slot, e.signature, e.eventIndex), d.postLiquidity, d.lpSupply);
+  const key = orderKey(e.slot, e.signature, e.eventIndex);
+  ctx.poolHours.add(d.pool, hourMs, key, d.postLiquidity, d.lpSupply);
+  ctx.poolTotals.change(d.pool, d.tokenMint, timeMs, key, d.postLiquidity, d.lpSupply);
   ctx.pools.set(d.pool, d.tokenMint);
 }
 
@@ -173,6 +182,7 @@ async function insertPoolCreated(ctx: Ctx, e: LocatedEvent & { name: 'PoolCreate
   const created = { authority: d.authority, created_signature: e.signature, created_event_index: e.eventIndex, created_time_ms: e.blockTime * 1000 };
   if (existing) await ctx.db.updateTable('pools').set(created).where('pool', '=', d.pool).execute();
   else await ctx.db.insertInto('pools').values({ pool: d.pool, token: d.tokenMint, ...created }).execute();
+  ctx.poolTotals.created(d.pool, existing?.token ?? d.tokenMint, d.authority, created.created_time_ms);
   ctx.result.poolsCreatedInserted++;
 }
 
@@ -195,6 +205,7 @@ export async function writeBatch(db: Kysely<Database>, a: DialectAdapter, decima
       prices: new PriceLookup(trx, decimals),
       rollups: new RollupAccumulator(),
       poolHours: new PoolHourAccumulator(),
+      poolTotals: new PoolAccumulator(),
       counters: new CounterAccumulator(),
       pools: new Map(),
       result: { gamesInserted: 0, poolChangesInserted: 0, poolsCreatedInserted: 0, duplicates: 0 },
@@ -218,6 +229,7 @@ export async function writeBatch(db: Kysely<Database>, a: DialectAdapter, decima
     await ensurePools(trx, ctx.pools);
     await ctx.rollups.flush(trx, a, ctx.counters);
     await ctx.poolHours.flush(trx);
+    await ctx.poolTotals.flush(trx);
     await ctx.counters.flush(trx);
     const state: Record<string, string> = { ...(batch.state ?? {}) };
     for (const [reason, n] of Object.entries(batch.skipped ?? {})) {
@@ -243,12 +255,15 @@ export async function setStateIn(db: Db, entries: Record<string, string>): Promi
 
 /**
  * Stores new hourly prices (an existing (mint, hour) is kept: stored prices never change) and
- * re-prices the un-priced games and pool changes of those hours, rollups included, in one transaction.
+ * re-prices the un-priced games and pool changes of those hours, rollups included, in one
+ * transaction; pools of a token with a new price get their TVL at the latest price.
  */
 export async function putPrices(db: Kysely<Database>, a: DialectAdapter, decimals: Map<string, number>, prices: HourlyPrice[]): Promise<number> {
   return db.transaction().execute(async (trx) => {
     let repriced = 0;
     const rollups = new RollupAccumulator();
+    const poolTotals = new PoolAccumulator();
+    const priced = new Set<string>();
     for (const pr of prices) {
       const hourMs = hourFloor(pr.hourMs);
       const res = await trx
@@ -257,6 +272,7 @@ export async function putPrices(db: Kysely<Database>, a: DialectAdapter, decimal
         .onConflict((oc) => oc.columns(['mint', 'hour_ms']).doNothing())
         .executeTakeFirst();
       if (Number(res.numInsertedOrUpdatedRows ?? 0) === 0) continue;
+      priced.add(pr.mint);
       const p = usdPerUnit(pr.usdPrice, decimals.get(pr.mint));
       if (p === null) continue;
       const games = await trx
@@ -277,8 +293,9 @@ export async function putPrices(db: Kysely<Database>, a: DialectAdapter, decimal
           .execute();
         rollups.add(
           { day: g.day, creator: g.creator, token: g.token, pool: g.pool, player: g.player },
-          repriceDelta({ timeMs: Number(g.time_ms), wager: facts.wager, payout: facts.payout, jackpot: facts.jackpot, usd }),
+          repriceDelta({ timeMs: Number(g.time_ms), wager: facts.wager, payout: facts.payout, jackpot: facts.jackpot, poolFee: facts.poolFee, usd }),
         );
+        poolTotals.reprice(g.pool, g.token, usd);
         repriced++;
       }
       const changes = await trx
@@ -299,6 +316,8 @@ export async function putPrices(db: Kysely<Database>, a: DialectAdapter, decimal
       if (rollups.size > 5000) await rollups.flush(trx, a);
     }
     await rollups.flush(trx, a);
+    await poolTotals.flush(trx);
+    await refreshPoolTvl(trx, { tokens: [...priced] });
     const counters = new CounterAccumulator();
     counters.add('unpriced_games', -repriced);
     await counters.flush(trx);
@@ -314,7 +333,7 @@ export async function rebuildRollups(db: Kysely<Database>, a: DialectAdapter): P
 /** Every derived table, in the order `rebuildRollupsIn` clears them (tests compare them row by row). */
 export const DERIVED_TABLES = [
   'ru_daily', 'ru_day', 'ru_day_c', 'ru_pool_day', 'ru_ctp', 'ru_user_ctp', 'ru_user', 'ru_user_c', 'ru_user_t', 'ru_user_tp', 'ru_user_ct', 'ru_day_user', 'ru_block_user', 'ru_pool_hour',
-  'ru_counter',
+  'ru_pool', 'ru_counter',
 ] as const;
 
 /** The rebuild inside the caller's transaction (migrations), or in a new one. */
@@ -331,7 +350,7 @@ export async function rebuildRollupsIn(db: Kysely<any>, a: DialectAdapter): Prom
     for (;;) {
       let q = trx
         .selectFrom('games')
-        .select(['signature', 'event_index', 'slot', 'time_ms', 'day', 'hour_ms', 'player', 'creator', 'token', 'pool', 'wager', 'payout', 'jackpot', 'usd_wager', 'usd_profit', 'usd_creator_fee', 'usd_gamba_fee', 'usd_net', 'pool_liquidity'])
+        .select(['signature', 'event_index', 'slot', 'time_ms', 'day', 'hour_ms', 'player', 'creator', 'token', 'pool', 'wager', 'payout', 'jackpot', 'pool_fee', 'usd_per_unit', 'usd_wager', 'usd_profit', 'usd_creator_fee', 'usd_gamba_fee', 'usd_net', 'pool_liquidity'])
         .orderBy('signature')
         .orderBy('event_index')
         .limit(chunk);
@@ -343,29 +362,48 @@ export async function rebuildRollupsIn(db: Kysely<any>, a: DialectAdapter): Prom
       if (rows.length === 0) break;
       const rollups = new RollupAccumulator();
       const hours = new PoolHourAccumulator();
+      const poolTotals = new PoolAccumulator();
       for (const g of rows) {
         const timeMs = Number(g.time_ms);
+        const wager = BigInt(g.wager);
+        const payout = BigInt(g.payout);
+        const poolFee = BigInt(g.pool_fee);
+        // The stored USD values, and the pool-side ones as gameUsd computes them from the stored price.
+        const p = g.usd_per_unit === null ? null : Number(g.usd_per_unit);
+        const usd = {
+          wager: Number(g.usd_wager), profit: Number(g.usd_profit), creatorFee: Number(g.usd_creator_fee), gambaFee: Number(g.usd_gamba_fee), net: Number(g.usd_net),
+          poolFee: p === null ? 0 : Number(poolFee) * p,
+          housePnl: p === null ? 0 : Number(wager - payout) * p,
+        };
         rollups.add(
           { day: g.day, creator: g.creator, token: g.token, pool: g.pool, player: g.player },
-          gameDelta({
-            timeMs,
-            wager: BigInt(g.wager),
-            payout: BigInt(g.payout),
-            jackpot: BigInt(g.jackpot),
-            usd: { wager: Number(g.usd_wager), profit: Number(g.usd_profit), creatorFee: Number(g.usd_creator_fee), gambaFee: Number(g.usd_gamba_fee), net: Number(g.usd_net) },
-          }),
+          gameDelta({ timeMs, wager, payout, jackpot: BigInt(g.jackpot), poolFee, usd }),
         );
-        hours.add(g.pool, Number(g.hour_ms), orderKey(Number(g.slot), g.signature, g.event_index), BigInt(g.pool_liquidity), null);
+        const key = orderKey(Number(g.slot), g.signature, g.event_index);
+        hours.add(g.pool, Number(g.hour_ms), key, BigInt(g.pool_liquidity), null);
+        poolTotals.game(g.pool, g.token, { timeMs, wager, payout, poolFee, usd, key, liquidity: BigInt(g.pool_liquidity) });
       }
       await rollups.flush(trx, a);
       await hours.flush(trx);
+      await poolTotals.flush(trx);
       const last = rows[rows.length - 1]!;
       after = { signature: last.signature, event_index: last.event_index };
     }
-    const changes = await trx.selectFrom('pool_changes').select(['signature', 'event_index', 'slot', 'hour_ms', 'pool', 'post_liquidity', 'lp_supply']).execute();
+    const changes = await trx.selectFrom('pool_changes').select(['signature', 'event_index', 'slot', 'time_ms', 'hour_ms', 'pool', 'token', 'post_liquidity', 'lp_supply']).execute();
     const hours = new PoolHourAccumulator();
-    for (const c of changes) hours.add(c.pool, Number(c.hour_ms), orderKey(Number(c.slot), c.signature, c.event_index), BigInt(c.post_liquidity), BigInt(c.lp_supply));
+    const poolTotals = new PoolAccumulator();
+    for (const c of changes) {
+      const key = orderKey(Number(c.slot), c.signature, c.event_index);
+      hours.add(c.pool, Number(c.hour_ms), key, BigInt(c.post_liquidity), BigInt(c.lp_supply));
+      poolTotals.change(c.pool, c.token, Number(c.time_ms), key, BigInt(c.post_liquidity), BigInt(c.lp_supply));
+    }
     await hours.flush(trx);
+    // Every known pool has a ru_pool row, with its creation when a PoolCreated was indexed.
+    for (const p of await trx.selectFrom('pools').selectAll().execute()) {
+      poolTotals.created(p.pool, p.token, p.authority, p.created_time_ms === null ? null : Number(p.created_time_ms));
+    }
+    await poolTotals.flush(trx);
+    await refreshPoolTvl(trx);
     // Counters: the only place that counts history, by design (rebuild reads everything anyway).
     await sql`insert into ru_counter (name, n) select 'players', count(*) from ru_user`.execute(trx);
     // The per-filter player counters (rollups.ts PLAYER_COUNTERS): one row per player and filter value.

@@ -28,7 +28,7 @@ function lastDates(n: number): string[] {
   return out;
 }
 
-test('every operation answers (200/202; /player 404)', async () => {
+test('every operation answers (200/202; /player and /pool 404)', async () => {
   for (const op of OPERATIONS) {
     const res = await call(t.baseUrl, op, { key: t.key });
     expect(res.status, `${op.method} ${op.path}: ${res.text}`).toBe(op.emptyStatus);
@@ -46,7 +46,7 @@ test('/status and /sync/status', async () => {
 test('POST /sync → 202 with the trigger', async () => {
   const res = await http(t.baseUrl, '/sync', { method: 'POST', key: t.key });
   expect(res.status).toBe(202);
-  expect(res.body).toEqual({ success: true, data: { syncing: true, alreadyRunning: false, startedAt: isoMs(t.clock.now()) } });
+  expect(res.body).toEqual({ success: true, data: { syncing: true, alreadyRunning: false, scheduled: false, startedAt: isoMs(t.clock.now()), passId: expect.stringMatching(/^idle_\d+$/) } });
 });
 
 test('/stats is all zeros, with and without filters', async () => {
@@ -71,6 +71,13 @@ test('lists are empty', async () => {
   expect(await get('/tokens')).toEqual({ results: [] });
   expect(await get(`/tokens?creator=${ADDR}`)).toEqual({ results: [] });
   expect(await get(`/ratio?pool=${ADDR}`)).toEqual({ data: [] });
+  expect(await get('/pools')).toEqual({ results: [], nextCursor: null });
+  expect(await get(`/pools?token=${MINT}&sortBy=created_time&limit=100`)).toEqual({ results: [], nextCursor: null });
+});
+
+test('/pool of an unknown pool → 404 POOL_NOT_FOUND, with or without a window', async () => {
+  expectError(await http(t.baseUrl, `/pool?pool=${ADDR}`, { key: t.key }), 404, 'POOL_NOT_FOUND');
+  expectError(await http(t.baseUrl, `/pool?pool=${ADDR}&startTime=0&endTime=2025-01-01T00:00:00Z`, { key: t.key }), 404, 'POOL_NOT_FOUND');
 });
 
 test('/total of an unknown pool is zero', async () => {

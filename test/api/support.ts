@@ -13,7 +13,7 @@ export interface Operation {
   emptyStatus: number;
 }
 
-/** The 17 operations of docs/spec.md §4, each with a valid request. */
+/** The 17 operations of docs/spec.md §4 and the pool directory (/pools, /pool; docs/design.md §4), each with a valid request. */
 export const OPERATIONS: Operation[] = [
   { method: 'GET', path: '/status', emptyStatus: 200 },
   { method: 'GET', path: '/sync/status', emptyStatus: 200 },
@@ -29,6 +29,8 @@ export const OPERATIONS: Operation[] = [
   { method: 'GET', path: '/ratio', query: { pool: ADDR }, emptyStatus: 200 },
   { method: 'GET', path: '/total', query: { pool: ADDR }, emptyStatus: 200 },
   { method: 'GET', path: '/daily', query: { pool: ADDR }, emptyStatus: 200 },
+  { method: 'GET', path: '/pools', emptyStatus: 200 },
+  { method: 'GET', path: '/pool', query: { pool: ADDR }, emptyStatus: 404 },
   { method: 'GET', path: '/chart/plays', emptyStatus: 200 },
   { method: 'GET', path: '/chart/daily-usd', emptyStatus: 200 },
   { method: 'GET', path: '/chart/dao-usd', emptyStatus: 200 },

@@ -82,6 +82,17 @@ const INVALID: [string, string, string?][] = [
   ['/total', 'pool', 'required'],
   ['/daily', 'pool', 'required'],
   [`/daily?pool=${ADDR}&days=301`, 'days', '1 to 300'],
+  // /pools and /pool
+  ['/pools?limit=0', 'limit', '1 to 100'],
+  ['/pools?limit=101', 'limit', '1 to 100'],
+  ['/pools?sortBy=liquidity', 'sortBy', 'created_time'],
+  ['/pools?cursor=zzz', 'cursor'],
+  ['/pool', 'pool', 'required'],
+  [`/pool?pool=${ADDR}&startTime=yesterday`, 'startTime', 'ISO 8601'],
+  [`/pool?pool=${ADDR}&endTime=2025-13-01T00:00:00Z`, 'endTime', 'ISO 8601'],
+  [`/pool?pool=${ADDR}&startTime=5000&endTime=5000`, 'endTime', 'later than startTime'],
+  [`/pool?pool=${ADDR}&startTime=2025-01-02T00:00:00Z&endTime=2025-01-01T00:00:00Z`, 'endTime', 'later than startTime'],
+  [`/pool?pool=${ADDR}&endTime=1&endTime=2`, 'endTime', 'once'],
   // charts
   ['/chart/plays?days=0', 'days', '1 to 300'],
   ['/chart/plays?days=301', 'days', '1 to 300'],
@@ -113,6 +124,8 @@ const ADDRESS_PARAMS: [string, string, Record<string, string>?][] = [
   ['/ratio', 'pool'],
   ['/total', 'pool'],
   ['/daily', 'pool'],
+  ['/pools', 'token'],
+  ['/pool', 'pool'],
   ['/chart/daily-usd', 'creator'],
   ['/chart/dao-usd', 'creator'],
 ];

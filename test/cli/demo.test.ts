@@ -64,6 +64,15 @@ describe('npm start with nothing configured (demo)', () => {
       const players = await get('/players');
       expect(players.status).toBe(200);
       expect(players.body.results.length).toBeGreaterThan(0);
+      // The banner shows how to find a pool; the demo chain's pools are listed and each one answers.
+      expect(out).toContain(`curl -H "X-API-Key: ${key}" ${url}/pools`);
+      const pools = await poll('the pools', async () => {
+        const r = await get('/pools');
+        return r.status === 200 && r.body.results.length > 0 ? r.body.results : undefined;
+      }, 30_000);
+      const one = await get(`/pool?pool=${pools[0].pool}`);
+      expect(one.status).toBe(200);
+      expect(one.body.pool).toBe(pools[0].pool);
       const chart = await get('/chart/plays');
       expect(chart.status).toBe(200);
       expect(chart.body.data.some((p: { plays: number }) => p.plays > 0)).toBe(true);

@@ -10,7 +10,7 @@ import { expect } from 'vitest';
 const INTEGER_KEYS = new Set([
   'players', 'plays', 'creators', 'active_players', 'first_bet_time', 'total_plays', 'first_play', 'last_play',
   'last_activity', 'time', 'total', 'unique_players', 'totalGames', 'totalSignatures', 'totalPoolChanges',
-  'blockTime', 'unpricedGames',
+  'blockTime', 'unpricedGames', 'created_time',
 ]);
 
 /** |a − e| ≤ REL·max(|a|,|e|) + ABS: 1e-9 relative (brief), plus a micro-dollar for values near 0. */

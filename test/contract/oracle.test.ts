@@ -53,6 +53,8 @@ const events: LocatedEvent[] = [
 ];
 const oracle = createOracle({
   events,
+  // Stored prices of T: its two event hours (the later one is the "latest known" of R9).
+  prices: [{ mint: T, hourMs: Math.floor(t4 / MS_PER_HOUR) * MS_PER_HOUR, usdPrice: 3 }, { mint: T, hourMs: Math.floor(t23 / MS_PER_HOUR) * MS_PER_HOUR, usdPrice: 3 }],
   priceOf: (mint) => (mint === T ? 3 : undefined),
   decimalsOf: (mint) => (mint === T ? 2 : mint === U ? 0 : undefined),
   nowMs: NOW,
@@ -111,9 +113,37 @@ describe('oracle on a hand-computed history', () => {
     expect(g3.total).toBe(4);
     expect(g3.results[0]).toEqual({
       signature: 'SigB', wager: '200', payout: '0', usd_wager: 6, usd_profit: 144, profit: '4800',
-      user: u2, creator: c1, token: T, jackpot: '5000', multiplier: 0, time: t23,
+      user: u2, creator: c1, token: T, pool: P, jackpot: '5000', multiplier: 0, time: t23,
     });
     expect(oracle.settledGames({ orderBy: 'time', sorting: 'DESC', page: 1, itemsPerPage: 3 }).results.map((g) => g.signature)).toEqual(['Sig4']);
+  });
+
+  it('pools (R9): latest liquidity and LP supply, TVL, fees, house PnL without the jackpot, windows', () => {
+    // P: games Sig4 (slot 1), Sig1 (3), SigB (6); changes SigPc1 (2), SigPc2 (4). Latest liquidity
+    // SigB's 4000; latest LP SigPc2's 8000 → LP price 0.5; TVL 4000 × $3 / 10^2 = $120.
+    // Σ wager 300 + 1000 + 200 = 1500 ($45); Σ poolFee 3 + 10 + 2 = 15 ($0.45);
+    // house PnL 1500 − (300 + 2000 + 0) = −800 ($−24): SigB's 5000 jackpot is not the pool's.
+    const p = oracle.pool({ pool: P })!;
+    expect({ ...p, usd_volume: 0, pool_fees_usd: 0, house_pnl_usd: 0 }).toEqual({
+      pool: P, token: T, authority: null, created_time: null, liquidity: '4000', lp_supply: '8000', lp_price: 0.5, tvl_usd: 120,
+      plays: 3, volume: '1500', usd_volume: 0, pool_fees: '15', pool_fees_usd: 0, house_pnl: '-800', house_pnl_usd: 0, last_activity: t23,
+    });
+    close(p.usd_volume, 45);
+    close(p.pool_fees_usd, 0.45);
+    close(p.house_pnl_usd, -24);
+    // Q: one un-priced game (token U): no liquidity reported (0), no LP supply, no price → TVL 0.
+    expect(oracle.pool({ pool: Q })).toEqual({
+      pool: Q, token: U, authority: null, created_time: null, liquidity: '0', lp_supply: null, lp_price: null, tvl_usd: 0,
+      plays: 1, volume: '500', usd_volume: 0, pool_fees: '5', pool_fees_usd: 0, house_pnl: '500', house_pnl_usd: 0, last_activity: t23,
+    });
+    expect(oracle.pool({ pool: u1 })).toBeUndefined();
+    // Windows [start, end): Sig4 alone before t1; Sig1 and SigB from t1; t23 itself excluded as an end.
+    expect(oracle.pool({ pool: P, startTime: t4, endTime: t1 })).toMatchObject({ plays: 1, volume: '300', pool_fees: '3', house_pnl: '0', liquidity: '4000' });
+    expect(oracle.pool({ pool: P, startTime: t1 })).toMatchObject({ plays: 2, volume: '1200', pool_fees: '12', house_pnl: '-800' });
+    expect(oracle.pool({ pool: P, startTime: t1, endTime: t23 })).toMatchObject({ plays: 1, volume: '1000', house_pnl: '-1000' });
+    expect(oracle.poolsAll({ sortBy: 'tvl_usd' }).map((x) => x.pool)).toEqual([P, Q]);
+    expect(oracle.poolsAll({ sortBy: 'created_time' }).map((x) => x.pool)).toEqual([P, Q]); // both unknown: pool order
+    expect(oracle.poolsAll({ sortBy: 'plays', token: U }).map((x) => x.pool)).toEqual([Q]);
   });
 
   it('platforms, pools, tokens', () => {
@@ -194,6 +224,15 @@ describe('oracle identities on the fixture', () => {
       const d = o.daily({ pool, days: 402 });
       expect(d.reduce((a, p) => a + BigInt(p.volume), 0n).toString()).toBe(t.volume);
       expect(o.platformsByPool(pool).reduce((a, p) => a + p.plays, 0)).toBe(t.plays);
+      // /pool agrees with /total; its windows split the totals exactly; its ratio is /ratio's last.
+      const e = o.pool({ pool })!;
+      expect([e.plays, e.volume, e.token]).toEqual([t.plays, t.volume, t.token]);
+      const cut = f.nowMs - 77 * MS_PER_DAY + 12_345;
+      const [before, after] = [o.pool({ pool, endTime: cut })!, o.pool({ pool, startTime: cut })!];
+      expect(before.plays + after.plays).toBe(e.plays);
+      for (const k of ['volume', 'pool_fees', 'house_pnl'] as const) expect((BigInt(before[k]) + BigInt(after[k])).toString()).toBe(e[k]);
+      const r = o.ratio(pool).at(-1);
+      if (r) expect([r.pool_liquidity, r.lp_supply]).toEqual([e.liquidity, e.lp_supply]);
     }
   });
 });

@@ -32,6 +32,12 @@ describe.each(['prices-last', 'split'] as const)('prices loaded %s', (order) => 
     const games = await c.get('/events/settledGames', { orderBy: 'usd_profit', sorting: 'DESC', itemsPerPage: 200, token: fixture.tokens.SOL });
     expect(games.status).toBe(200);
     expectJson(games.body.results, oracle.settledGamesAll({ orderBy: 'usd_profit', sorting: 'DESC', token: fixture.tokens.SOL }).slice(0, 200), 'settled games by usd_profit');
+    // Pools: TVL at the latest price (which arrives last), USD fees and PnL re-priced, windows over re-priced days.
+    for (const sortBy of ['tvl_usd', 'pool_fees_usd'] as const) {
+      expectJson((await c.get('/pools', { sortBy })).body, { results: oracle.poolsAll({ sortBy }), nextCursor: null }, `pools ${sortBy}`);
+    }
+    const window = { startTime: fixture.nowMs - 100 * 86_400_000 + 4_321, endTime: fixture.nowMs - 86_400_000 };
+    expectJson((await c.get('/pool', { pool: fixture.pools.SOL_A, ...window })).body, oracle.pool({ pool: fixture.pools.SOL_A, ...window }), 'pool window');
     const counts = await c.store.queries.counts();
     expect(counts.unpricedGames).toBe(oracle.counts().unpricedGames);
   });

@@ -1,7 +1,8 @@
 /**
  * End to end over real sockets (docs/indexer.md): chain simulator (JSON-RPC, Hermes, Jupiter) →
  * indexer → store → HTTP API; after backfilling a simulated month, every operation's answer
- * equals the brute-force oracle over the simulator's ground truth.
+ * equals the brute-force oracle over the simulator's ground truth. The chain has the BONK whale
+ * (`whales: true`), so token sums past 2^63 go the whole way from the RPC to the JSON.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/index.js';
@@ -15,6 +16,7 @@ import { expectedEventLines, poolsOf, storedEventLines } from '../ingest/stored.
 import { expectApiMatchesOracle, httpGetter } from './api-oracle.js';
 import { groundTruth, oracleOf, simulatorPrices, type Truth } from './sim.js';
 
+const BONK_MINT = 'DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263';
 let sim: Simulator;
 let store: Store;
 let indexer: Indexer;
@@ -23,7 +25,7 @@ let truth: Truth;
 const now = Date.now();
 
 beforeAll(async () => {
-  sim = await startSimulator({ seed: 2026, days: 30, playsPerDay: 150, liveRate: 0, startTimeMs: now });
+  sim = await startSimulator({ seed: 2026, days: 30, playsPerDay: 150, liveRate: 0, startTimeMs: now, whales: true });
   store = await setupStore();
   indexer = buildIndexer({ rpcUrl: sim.rpcUrl, store, prices: simulatorPrices(sim), backfillDays: 31, options: { pageSize: 500 } });
   await indexer.start();
@@ -46,6 +48,9 @@ describe('simulated month: simulator → indexer → store → API', () => {
     const counts = await store.queries.counts();
     expect(counts.totalGames).toBe(truth.events.filter((e) => e.name === 'GameSettled').length);
     expect(counts.unpricedGames).toBe(0);
+    // The whale's BONK volume passes 2^63: the exact sums below are exercised past i64.
+    const bonkVolume = truth.events.reduce((a, e) => (e.name === 'GameSettled' && e.data.tokenMint === BONK_MINT ? a + e.data.wager : a), 0n);
+    expect(bonkVolume).toBeGreaterThan(1n << 63n);
     expect(counts.skipped.failed_transaction ?? 0).toBeGreaterThan(0);
     const state = indexer.controller.state();
     expect(state).toMatchObject({ syncing: false, backfillDone: true, lastError: null });

@@ -1,6 +1,7 @@
 /**
  * `gamba-analytics index` as an operator runs it: a separate process, configuration from the
- * environment, the built-in simulator with --simulate, clean exit 0 on SIGTERM (docs/design.md §9).
+ * environment, the built-in simulator (a child process) with --simulate, clean exit 0 on SIGTERM
+ * that also stops the simulator (docs/design.md §9).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -11,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createCommon } from '../../src/core/index.js';
 import { STATE_KEYS } from '../../src/ingest/index.js';
 import { createStore } from '../../src/store/index.js';
+import { cliChild } from '../helpers/proc.js';
 import { createTestDatabase } from '../helpers/store.js';
 import { waitFor } from '../ingest/setup.js';
 
@@ -36,20 +38,31 @@ describe('gamba-analytics index', () => {
     const r = run(['index'], { DATABASE_URL: `sqlite:${path.join(dir, 'none.db')}` });
     expect(await r.exited).toBe(1);
     expect(r.output()).toMatch(/SOLANA_RPC_URL is required/);
+    const w = run(['index', '--whales'], { SOLANA_RPC_URL: 'http://127.0.0.1:9', DATABASE_URL: `sqlite:${path.join(dir, 'none.db')}` });
+    expect(await w.exited).toBe(1);
+    expect(w.output()).toMatch(/--whales needs --simulate/);
   });
 
-  it('--simulate indexes the built-in simulator and stops cleanly on SIGTERM', async () => {
+  it('--simulate (--whales) indexes the built-in simulator and stops cleanly on SIGTERM', async () => {
     const db = createTestDatabase();
-    const r = run(['index', '--simulate', '--sim-days', '2', '--sim-plays', '200', '--progress', 'log'], { DATABASE_URL: db.databaseUrl, LOG_LEVEL: 'info' });
+    const r = run(['index', '--simulate', '--sim-days', '2', '--sim-plays', '200', '--whales', '--progress', 'log'], { DATABASE_URL: db.databaseUrl, LOG_LEVEL: 'info' });
     await waitFor(() => r.output().includes('"msg":"backfill complete"'), 40_000, `backfill complete in:\n${r.output()}`);
     expect(r.output()).toContain('DEMO MODE');
+    // The simulator runs in a child process of its own (docs/architecture.md "Process topology").
+    const simulator = cliChild(r.proc.pid!, 'simulate');
+    expect(simulator).toBeDefined();
     r.proc.kill('SIGTERM');
     expect(await r.exited).toBe(0);
+    expect(fs.existsSync(`/proc/${simulator!.pid}`)).toBe(false);
     expect(r.output()).toContain('"signal":"SIGTERM"');
     const store = await createStore({ common: createCommon(), config: db.config });
     try {
       expect((await store.queries.counts()).totalGames).toBeGreaterThan(100);
       expect(await store.getState(STATE_KEYS.backfillDone)).toBeDefined();
+      // --whales: the BONK whale's games are on the chain, so the BONK pool's volume passes 2^63.
+      const bonk = await store.queries.pools({ token: 'DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263', sortBy: 'plays', limit: 10 });
+      expect(bonk.results).toHaveLength(1);
+      expect(bonk.results[0]!.volume).toBeGreaterThan(1n << 63n);
     } finally {
       await store.close();
       await db.drop();

@@ -100,7 +100,7 @@ describe.runIf(canMakeImmutable())('SQLite storage turns read-only mid-run (file
       const stats = await http(t.baseUrl, '/stats', { key: t.key });
       // Reads need no write: served (200) — or, if the driver cannot read either, a clean 503.
       expect([200, 503], stats.text).toContain(stats.status);
-      if (stats.status === 503) expect(stats.body.code).toBe('SERVICE_UNAVAILABLE');
+      if (stats.status === 503) expect(stats.body.code).toBe('STORE_UNAVAILABLE');
       if (process.env.HARDENING_VERBOSE) console.log('read-only:', indexer.controller.state().lastError, '/stats →', stats.status);
       expect(indexer.controller.state().backfillDone).toBe(false);
     } finally {

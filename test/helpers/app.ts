@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { type ApiOptions, buildApp, startServer } from '../../src/api/index.js';
 import { type Clock, ManualClock, createCommon, createLogger } from '../../src/core/index.js';
-import { type SyncController, createIdleSyncController } from '../../src/ingest/index.js';
+import { type IndexerEvents, type SyncController, createIdleSyncController } from '../../src/ingest/index.js';
 import { type KeyService, createKeyService } from '../../src/keys/index.js';
 import { type RateLimiter, createMemoryRateLimiter } from '../../src/ratelimit/index.js';
 import { type Store, type Tier } from '../../src/store/index.js';
@@ -45,6 +45,8 @@ export interface TestAppOptions<C extends Clock> {
   /** Defaults to a ManualClock at the current wall time (tests move it; nothing moves it alone). */
   clock?: C;
   sync?: SyncController;
+  /** The indexer's commits as another process announces them (ApiDeps.events). */
+  events?: IndexerEvents;
   limiter?: RateLimiter;
   options?: ApiOptions;
 }
@@ -71,7 +73,7 @@ export async function buildTestApp<C extends Clock = ManualClock>(opts: TestAppO
   const apiKeys = apiStore !== store || opts.keyRecordTtlMs ? createKeyService({ store: apiStore.keys, clock, recordTtlMs: opts.keyRecordTtlMs }) : keys;
   const limiter = opts.limiter ?? createMemoryRateLimiter({ clock });
   const sync = opts.sync ?? createIdleSyncController(clock);
-  const app = await buildApp({ common, store: apiStore, keys: apiKeys, limiter, sync, options: opts.options });
+  const app = await buildApp({ common, store: apiStore, keys: apiKeys, limiter, sync, events: opts.events, options: opts.options });
   const server = await startServer({ app, host: '127.0.0.1', port: 0 });
   const createKey: TestApp<C>['createKey'] = async (o) =>
     (await keys.create({ name: o.name ?? `test-${o.tier}`, tier: o.tier, rpm: o.rpm, burst: o.burst, expiresAt: o.expiresAt })).key;

@@ -34,12 +34,24 @@
  *    dayOf(now), games bucketed by the UTC date of their time.
  * R8 /sync/status `totalSignatures` = distinct signatures among the events (the fixture has no
  *    failed transactions); `latestUpdate` = the event latest in chain order (slot, eventIndex).
+ * R9 /pools and /pool (docs/design.md §3 "Pools"): every pool named by any event. `liquidity` = the
+ *    chain-latest GameSettled.poolLiquidity or PoolChange.postLiquidity ("0" without one);
+ *    `lp_supply` = the chain-latest PoolChange.lpSupply (null without one); `lp_price` =
+ *    liquidity / lp_supply as doubles (1 when lp_supply is 0, null when it is null); `tvl_usd` =
+ *    liquidity × (the token's price at the LATEST hour among the stored prices `input.prices`) /
+ *    10^decimals, 0 without one; `authority`/`created_time` from its PoolCreated (null without);
+ *    `house_pnl` = Σ wager − Σ payout (jackpots excluded), `house_pnl_usd` = Σ (wager − payout)·p;
+ *    `last_activity` = the latest event time of any kind. Orderings are descending by the sort
+ *    key, ties by pool ascending; `created_time` null sorts last. A window [startTime, endTime)
+ *    keeps games with startTime ≤ time < endTime for plays, volume, fees and PnL only.
  */
 import type { LocatedEvent } from '../../src/protocol/index.js';
 import { MS_PER_DAY, MS_PER_HOUR, dayOf, dayToDate, hourFloor } from '../../src/core/index.js';
 
 export interface OracleInput {
   events: LocatedEvent[];
+  /** The stored hourly prices (R9: the latest hour of a token prices its pools' TVL); needed by pools()/pool(). */
+  prices?: readonly { mint: string; hourMs: number; usdPrice: number }[];
   /** USD per WHOLE token for the UTC hour starting at hourMs; undefined = un-priced. */
   priceOf(mint: string, hourMs: number): number | undefined;
   decimalsOf(mint: string): number | undefined;
@@ -63,8 +75,15 @@ export interface LeaderboardJson {
 }
 export interface SettledGameJson {
   signature: string; wager: string; payout: string; usd_wager: number; usd_profit: number; profit: string;
-  user: string; creator: string; token: string; jackpot: string; multiplier: number; time: number;
+  user: string; creator: string; token: string; pool: string; jackpot: string; multiplier: number; time: number;
 }
+export interface PoolJson {
+  pool: string; token: string; authority: string | null; created_time: number | null;
+  liquidity: string; lp_supply: string | null; lp_price: number | null; tvl_usd: number;
+  plays: number; volume: string; usd_volume: number; pool_fees: string; pool_fees_usd: number;
+  house_pnl: string; house_pnl_usd: number; last_activity: number;
+}
+export type PoolsSortBy = 'tvl_usd' | 'usd_volume' | 'plays' | 'pool_fees_usd' | 'created_time';
 export interface PoolChangeJson {
   signature: string; action: 'deposit' | 'withdraw'; user: string; pool: string; token: string; amount: string;
   post_liquidity: string; lp_supply: string; usd_amount: number; time: number;
@@ -100,13 +119,15 @@ export interface OracleGame {
   profit: bigint;
   /** creatorFee + gambaFee + poolFee + jackpotFee (docs/design.md §3). */
   fees: bigint;
-  creatorFee: bigint; gambaFee: bigint; multiplierBps: number;
+  creatorFee: bigint; gambaFee: bigint; poolFee: bigint; multiplierBps: number;
   /** GameSettled.poolLiquidity (for /ratio). */
   poolLiquidity: bigint;
   priced: boolean;
   usd_wager: number; usd_profit: number; usd_creator_fee: number; usd_gamba_fee: number;
   /** (profit − fees) × p (docs/design.md §3 player_net_profit_usd term). */
   usd_net: number;
+  /** poolFee × p and (wager − payout) × p (R9). */
+  usd_pool_fee: number; usd_house_pnl: number;
 }
 
 export interface OraclePoolChange {
@@ -147,6 +168,10 @@ export interface Oracle {
   chartPlays(q: { days: number; creator?: string }): PlaysPointJson[];
   chartDailyUsd(q: { days: number; creator?: string }): PlaysPointJson[];
   chartDaoUsd(q: { days: number; creator?: string }): DaoPointJson[];
+  /** Every pool, ordered (R9; before paging). */
+  poolsAll(q: { sortBy: PoolsSortBy; token?: string }): PoolJson[];
+  /** One pool (R9), optionally over a window; undefined when no event names it (API: 404 POOL_NOT_FOUND). */
+  pool(q: { pool: string; startTime?: number; endTime?: number }): PoolJson | undefined;
 }
 
 export function createOracle(input: OracleInput): Oracle {
@@ -181,7 +206,7 @@ export function createOracle(input: OracleInput): Oracle {
         signature: e.signature, eventIndex: e.eventIndex, slot: e.slot, time,
         user: d.user, creator: d.creator, token: d.tokenMint, pool: d.pool,
         wager: d.wager, payout: d.payout, jackpot, profit, fees,
-        creatorFee: d.creatorFee, gambaFee: d.gambaFee, multiplierBps: d.multiplierBps,
+        creatorFee: d.creatorFee, gambaFee: d.gambaFee, poolFee: d.poolFee, multiplierBps: d.multiplierBps,
         poolLiquidity: d.poolLiquidity,
         priced: p !== undefined,
         usd_wager: Number(d.wager) * u,
@@ -189,6 +214,8 @@ export function createOracle(input: OracleInput): Oracle {
         usd_creator_fee: Number(d.creatorFee) * u,
         usd_gamba_fee: Number(d.gambaFee) * u,
         usd_net: Number(profit - fees) * u,
+        usd_pool_fee: Number(d.poolFee) * u,
+        usd_house_pnl: Number(d.wager - d.payout) * u,
       });
       notePoolToken(d.pool, d.tokenMint, e);
     } else if (e.name === 'PoolChange') {
@@ -229,7 +256,7 @@ export function createOracle(input: OracleInput): Oracle {
   const gameJson = (g: OracleGame): SettledGameJson => ({
     signature: g.signature, wager: g.wager.toString(), payout: g.payout.toString(),
     usd_wager: g.usd_wager, usd_profit: g.usd_profit, profit: g.profit.toString(),
-    user: g.user, creator: g.creator, token: g.token, jackpot: g.jackpot.toString(),
+    user: g.user, creator: g.creator, token: g.token, pool: g.pool, jackpot: g.jackpot.toString(),
     multiplier: g.multiplierBps / 10_000, // docs/design.md §3
     time: g.time,
   });
@@ -453,6 +480,61 @@ export function createOracle(input: OracleInput): Oracle {
 
     chartDailyUsd(q) {
       return oracle.chartPlays(q); // docs/design.md §4: same points {date, volume_usd, plays}
+    },
+
+    poolsAll(q) {
+      const key: Record<PoolsSortBy, (p: PoolJson) => number> = {
+        tvl_usd: (p) => p.tvl_usd,
+        usd_volume: (p) => p.usd_volume,
+        plays: (p) => p.plays,
+        pool_fees_usd: (p) => p.pool_fees_usd,
+        created_time: (p) => p.created_time ?? -1, // R9: unknown creation last
+      };
+      const rows = [...poolTokens.keys()].map((pool) => oracle.pool({ pool })!).filter((p) => q.token === undefined || p.token === q.token);
+      rows.sort((a, b) => cmpNum(key[q.sortBy](b), key[q.sortBy](a)) || cmpStr(a.pool, b.pool));
+      return rows;
+    },
+
+    pool(q) {
+      const token = poolTokens.get(q.pool)?.token;
+      if (token === undefined) return undefined;
+      if (!input.prices) throw new Error('the oracle needs input.prices for pools (R9: TVL at the latest stored price)');
+      type Obs = { slot: number; signature: string; eventIndex: number; time: number; liquidity?: bigint; lp?: bigint };
+      const created = input.events.find((e) => e.name === 'PoolCreated' && e.data.pool === q.pool);
+      const obs: Obs[] = [
+        ...games.filter((g) => g.pool === q.pool).map((g) => ({ ...g, liquidity: g.poolLiquidity })),
+        ...poolChangeEvents.filter((c) => c.pool === q.pool).map((c) => ({ ...c, liquidity: c.postLiquidity, lp: c.lpSupply })),
+        ...(created ? [{ slot: created.slot, signature: created.signature, eventIndex: created.eventIndex, time: created.blockTime * 1000 }] : []),
+      ].sort(chainOrder);
+      let liquidity = 0n;
+      let lp: bigint | null = null;
+      for (const o of obs) {
+        if (o.liquidity !== undefined) liquidity = o.liquidity;
+        if (o.lp !== undefined) lp = o.lp;
+      }
+      const latest = input.prices.filter((p) => p.mint === token).reduce<{ hourMs: number; usdPrice: number } | undefined>((a, p) => (!a || p.hourMs > a.hourMs ? p : a), undefined);
+      const decimals = input.decimalsOf(token);
+      const tvl = latest === undefined || decimals === undefined ? 0 : Number(liquidity) * (latest.usdPrice / 10 ** decimals);
+      const xs = games.filter((g) => g.pool === q.pool && (q.startTime === undefined || g.time >= q.startTime) && (q.endTime === undefined || g.time < q.endTime));
+      const volume = sumBig(xs, (g) => g.wager);
+      return {
+        pool: q.pool,
+        token,
+        authority: created?.name === 'PoolCreated' ? created.data.authority : null,
+        created_time: created ? created.blockTime * 1000 : null,
+        liquidity: liquidity.toString(),
+        lp_supply: lp === null ? null : lp.toString(),
+        lp_price: lp === null ? null : lp === 0n ? 1 : Number(liquidity) / Number(lp),
+        tvl_usd: tvl,
+        plays: xs.length,
+        volume: volume.toString(),
+        usd_volume: sum(xs, (g) => g.usd_wager),
+        pool_fees: sumBig(xs, (g) => g.poolFee).toString(),
+        pool_fees_usd: sum(xs, (g) => g.usd_pool_fee),
+        house_pnl: (volume - sumBig(xs, (g) => g.payout)).toString(),
+        house_pnl_usd: sum(xs, (g) => g.usd_house_pnl),
+        last_activity: Math.max(...obs.map((o) => o.time)),
+      };
     },
 
     chartDaoUsd(q) {

@@ -5,12 +5,13 @@ import { afterAll, onTestFinished } from 'vitest';
 import type { StoreConfig } from '../../src/config/index.js';
 import { createCommon } from '../../src/core/index.js';
 import { createStore, type Store } from '../../src/store/index.js';
+import { DEFAULT_TEST_DATABASE_URL } from './services.js';
 
 export type TestDialect = 'sqlite' | 'postgres';
 
-/** The machine's PostgreSQL for tests (docs/deployment.md brief): TEST_DATABASE_URL, else the local `test` database. */
+/** The machine's PostgreSQL for tests: TEST_DATABASE_URL, else the local `postgres` database (test/helpers/services.ts). */
 export function testDatabaseUrl(): string {
-  return process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+  return process.env.TEST_DATABASE_URL || DEFAULT_TEST_DATABASE_URL;
 }
 
 /**

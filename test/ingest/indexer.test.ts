@@ -159,10 +159,11 @@ describe('live tail', () => {
     const added = Array.from({ length: 130 }, (_, i) => mkTx(i, top + 1 + Math.floor(i / 3), fixture.nowMs / 1000 - 600 + i, template));
     for (const t of added) ledger.add(t);
 
-    const t1 = indexer.controller.trigger();
-    const t2 = indexer.controller.trigger();
+    const t1 = await indexer.controller.trigger();
+    const t2 = await indexer.controller.trigger();
     expect(t1.alreadyRunning).toBe(false);
-    expect(t2).toEqual({ alreadyRunning: true, startedAt: t1.startedAt });
+    expect(t1.scheduled).toBe(false);
+    expect(t2).toEqual({ passId: t1.passId, alreadyRunning: true, scheduled: false, startedAt: t1.startedAt });
     expect(indexer.controller.state().syncing).toBe(true);
     await waitFor(() => !indexer.controller.state().syncing, 10_000, 'triggered pass');
     expect(indexer.controller.state().lastSync).not.toBeNull();

@@ -4,7 +4,8 @@
  *   many distinct queries interleaved, and parameter order / explicit defaults share an entry;
  * - no answer is older than the TTL: a write by ANOTHER process (a second Store on the same
  *   SQLite file, which the API's store cannot see) shows up exactly when the TTL elapses on
- *   the ManualClock, and an in-process write shows up at once (write generation);
+ *   the ManualClock, and an in-process write shows up at once (write generation), as does
+ *   another process's write once the indexer announces its commit (indexer events);
  * - ETag / If-None-Match → 304, Cache-Control max-age counts down;
  * - auth and the rate limit still run on hits; /status is never cached.
  */
@@ -13,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCommon, ManualClock } from '../../src/core/index.js';
+import { createIndexerEvents } from '../../src/ingest/index.js';
 import type { LocatedEvent } from '../../src/protocol/index.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
@@ -124,6 +126,38 @@ describe('response cache', () => {
     await store.writeBatch({ events: [g] });
     const after = JSON.parse((await get(cached, url)).text).total as number;
     expect(after).toBe(before + 1);
+  });
+
+  it('shows another process’s write as soon as its commit is announced (indexer events)', async () => {
+    // The API process's view: a read-only store of its own and the indexer's announcements.
+    const events = createIndexerEvents();
+    const readonly = await createStore({ common: createCommon(), config: { kind: 'sqlite', path: join(dir, 'gamba.db') }, access: 'readonly' });
+    // Keys are minted by the operator's read-write store (as `keys create` does); the API reads them.
+    const announced = await buildTestApp({ store: { ...readonly, keys: { ...readonly.keys, insert: store.keys.insert } }, clock, events, options: { cache: { ttlMs: TTL } } });
+    try {
+      clock.set(fixture.nowMs + 50_000);
+      const url = `/events/settledGames?user=${fixture.edgeOutUser}&itemsPerPage=3`;
+      const n0 = JSON.parse((await get(announced, url)).text).total as number;
+      const g = newGame(3);
+      const other = await createStore({ common: createCommon(), config: { kind: 'sqlite', path: join(dir, 'gamba.db') } });
+      await other.writeBatch({ events: [g], signatures: [{ signature: g.signature, slot: g.slot, blockTime: g.blockTime, failed: false }] });
+      await other.close();
+      // Not announced yet: the cached answer stands (within the TTL).
+      expect(JSON.parse((await get(announced, url)).text).total).toBe(n0);
+      events.emit('committed', { games: 1, poolChanges: 0, repricedGames: 0, newestSlot: g.slot, newestTimeMs: g.blockTime * 1000 });
+      expect(JSON.parse((await get(announced, url)).text).total).toBe(n0 + 1);
+      // /status counters (reused ≤ 1 s) follow the announcement too.
+      const status = JSON.parse((await get(announced, '/sync/status')).text).data.totalGames as number;
+      const g2 = newGame(4);
+      const again = await createStore({ common: createCommon(), config: { kind: 'sqlite', path: join(dir, 'gamba.db') } });
+      await again.writeBatch({ events: [g2] });
+      await again.close();
+      events.emit('committed', { games: 1, poolChanges: 0, repricedGames: 0, newestSlot: g2.slot, newestTimeMs: g2.blockTime * 1000 });
+      expect(JSON.parse((await get(announced, '/sync/status')).text).data.totalGames).toBe(status + 1);
+    } finally {
+      await announced.close();
+      await readonly.close();
+    }
   });
 
   it('ETag and If-None-Match → 304; Cache-Control max-age counts down', async () => {

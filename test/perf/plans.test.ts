@@ -22,6 +22,8 @@ const BIG = [
 ];
 /** All-time per-player rollups: a leaderboard over one of them reads limit + offset index entries, never sorts (migration 0004). */
 const PLAYER_ROLLUP = /\bfrom (ru_user|ru_user_c|ru_user_t|ru_user_tp|ru_user_ct|ru_user_ctp)\b[^()]*\border by\b/i;
+/** The pool list reads limit + 1 entries of a sort index of ru_pool (migration 0006), never sorts. */
+const POOL_LIST = /\bfrom "?ru_pool"?\s[^()]*\border by\b/i;
 
 const recorded = new Map<string, unknown[]>();
 const proto = (BetterSqlite3 as unknown as { prototype: { prepare: (s: string) => any } }).prototype;
@@ -104,11 +106,24 @@ describe('query plans (SQLite)', () => {
     await q.chartPlays({ days: 30, now });
     await q.chartDaoUsd({ days: 30, now, creator: f.creators[0] });
     await q.platformsByPool(f.pools.SOL_A);
+    for (const sortBy of ['tvl_usd', 'usd_volume', 'plays', 'pool_fees_usd', 'created_time'] as const) {
+      for (const token of [undefined, f.tokens.USDC]) {
+        const first = await q.pools({ sortBy, token, limit: 1 });
+        expect(first.nextCursor).not.toBeNull();
+        await q.pools({ sortBy, token, limit: 1, cursor: first.nextCursor! });
+      }
+    }
+    const H = 3_600_000;
+    const midnight = Math.floor(now / 86_400_000) * 86_400_000;
+    for (const [startTime, endTime] of [[undefined, undefined], [now - H, now], [midnight - 30 * H, midnight + H], [now - 400 * 24 * H, now], [now - 90 * 24 * H, undefined], [undefined, now - 24 * H]] as const) {
+      expect(await q.pool({ pool: f.pools.SOL_A, startTime, endTime })).toBeDefined();
+    }
     expect(recorded.size).toBeGreaterThan(40);
     // The checker itself flags what it must (a COUNT over history, a full sort of raw games).
     recorded.set('select count(*) as n from games', []);
     recorded.set('select signature from games where creator = ? order by wager limit 5', [f.creators[0]]);
     recorded.set('select player from ru_user_t where token = ? order by usd_net desc limit 5', [f.tokens.SOL]);
+    recorded.set('select pool from ru_pool order by usd_house_pnl desc limit 5', []);
 
     const raw = new BetterSqlite3(path, { readonly: true });
     const bad: string[] = [];
@@ -127,15 +142,16 @@ describe('query plans (SQLite)', () => {
         });
         // A windowed leaderboard sorts its grouped window rows (bounded by the window), not raw games.
         const rawSort = /\b(games|pool_changes)\b/.test(text) && !/\b(ru_daily|ru_block_user)\b/.test(text) && plan.includes('USE TEMP B-TREE FOR ORDER BY');
-        const leaderboardSort = PLAYER_ROLLUP.test(sqlText) && plan.some((d) => d.startsWith('USE TEMP B-TREE FOR ORDER BY'));
+        const leaderboardSort = (PLAYER_ROLLUP.test(sqlText) || POOL_LIST.test(sqlText)) && plan.some((d) => d.startsWith('USE TEMP B-TREE FOR ORDER BY'));
         if (fullScan || rawSort || leaderboardSort) bad.push(`${sqlText.replace(/\s+/g, ' ').slice(0, 160)}\n    ${text}`);
       }
     } finally {
       raw.close();
     }
-    expect(bad.length, bad.join('\n')).toBe(3);
+    expect(bad.length, bad.join('\n')).toBe(4);
     expect(bad[0]).toMatch(/^select count\(\*\) as n from games/);
     expect(bad[1]).toMatch(/order by wager/);
     expect(bad[2]).toMatch(/order by usd_net/);
+    expect(bad[3]).toMatch(/order by usd_house_pnl/);
   });
 });

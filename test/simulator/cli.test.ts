@@ -43,6 +43,27 @@ describe('simulate command', () => {
     }
   });
 
+  it('--whales adds the BONK whale\'s games (BONK volume past 2^63); without it, no wager comes near', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sim-cli-'));
+    const exportWith = async (extra: string[]) => {
+      const file = join(dir, `events${extra.length}.ndjson`);
+      const write = process.stdout.write;
+      process.stdout.write = (() => true) as never;
+      try {
+        await cli().parseAsync(['node', 'x', 'simulate', '--seed', '4', '--days', '2', '--plays-per-day', '100', '--live-rate', '0', '--start-time', START, ...extra, '--export-events', file, '--export-only']);
+      } finally {
+        process.stdout.write = write;
+      }
+      const wagers = readFileSync(file, 'utf8').trim().split('\n').map(parseGroundTruthLine).flatMap((e) => (e.name === 'GameSettled' ? [(e.data as { wager: bigint }).wager] : []));
+      return { total: wagers.reduce((a, w) => a + w, 0n), max: wagers.reduce((a, w) => (w > a ? w : a), 0n) };
+    };
+    const plain = await exportWith([]);
+    const whales = await exportWith(['--whales']);
+    expect(whales.total).toBeGreaterThan(1n << 63n);
+    expect(whales.max).toBe(1_500_000_000_000_000_000n);
+    expect(plain.max).toBeLessThan(10n ** 15n);
+  });
+
   it('rejects bad flags with a message', async () => {
     await expect(cli().parseAsync(['node', 'x', 'simulate', '--faults', 'teapot=1'])).rejects.toThrow(/unknown fault kind/);
     await expect(cli().parseAsync(['node', 'x', 'simulate', '--days', '-3'])).rejects.toThrow(/--days/);

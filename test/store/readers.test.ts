@@ -82,7 +82,7 @@ describe(`read-only store (${dialect})`, () => {
     expect((err as Error).message).toMatch(/Invalid parameter 'cursor'/);
   });
 
-  it('refuses every write and migrations (STORE_READONLY), and leaves the database unchanged', async () => {
+  it('refuses every write and migrations (STORE_READ_ONLY), and leaves the database unchanged', async () => {
     const { reader, writer } = await world();
     const before = await writer.queries.counts();
     for (const call of [
@@ -94,7 +94,7 @@ describe(`read-only store (${dialect})`, () => {
       () => reader.rebuildRollups(),
       () => reader.keys.revoke('key_x', 1),
     ]) {
-      await expect(call()).rejects.toMatchObject({ code: 'STORE_READONLY' });
+      await expect(call()).rejects.toMatchObject({ code: 'STORE_READ_ONLY' });
     }
     expect(await writer.queries.counts()).toEqual(before);
     // Reads of the store's state work.

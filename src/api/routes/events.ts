@@ -20,6 +20,7 @@ const settledGame = obj({
   user: addressOut('Player'),
   creator: addressOut('Creator (platform)'),
   token: addressOut('Token mint'),
+  pool: addressOut('Pool the game played against (additive field)'),
   jackpot: amount('Jackpot paid to the user; 0 when none'),
   multiplier: { type: 'number', description: 'multiplierBps / 10000' },
   time: ms('Block time'),

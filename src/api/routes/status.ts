@@ -43,23 +43,28 @@ const triggerSchema = obj({
   data: obj({
     syncing: { type: 'boolean', const: true },
     alreadyRunning: { type: 'boolean', description: 'true when this call joined a running pass' },
-    startedAt: { type: 'string', format: 'date-time', description: 'When the (joined) pass started' },
+    startedAt: { type: 'string', format: 'date-time', description: 'When the pass started or, with `scheduled: true`, when it will start' },
+    passId: { type: 'string', description: 'Additive: the pass this call started, joined or was scheduled into; calls coalesced into one pass share it' },
+    scheduled: {
+      type: 'boolean',
+      description: 'Additive: true when the pass has not started yet because the previous triggered pass started less than SYNC_MIN_INTERVAL_MS ago; it starts at `startedAt` (docs/design.md §5)',
+    },
   }),
 });
 
 /**
  * The store's counters for /status and /sync/status, reused for up to `ttlMs` (0 = every call
- * queries) and never across a write this process made (the store's write generation), so a
+ * queries) and never across a write this process made or heard of (the write generation), so a
  * burst of status polls costs one set of queries (~0.5 ms of the ~0.6 ms a status answer cost,
  * docs/benchmarks.md) while the counters stay at most `ttlMs` behind another process's writes. Concurrent
  * calls share one query; a failed query is not kept. The sync flags are never reused.
  */
-export function reusedCounts(store: Store, clock: Clock, ttlMs: number): () => Promise<StoreCounts> {
+export function reusedCounts(store: Store, clock: Clock, ttlMs: number, writeGeneration: () => number = () => store.generation()): () => Promise<StoreCounts> {
   if (ttlMs <= 0) return () => store.queries.counts();
   let last: { at: number; generation: number; value: Promise<StoreCounts> } | undefined;
   return () => {
     const now = clock.now();
-    const generation = store.generation();
+    const generation = writeGeneration();
     if (last !== undefined && last.generation === generation && now >= last.at && now - last.at < ttlMs) return last.value;
     const entry = { at: now, generation, value: store.queries.counts() };
     last = entry;
@@ -73,7 +78,7 @@ export function reusedCounts(store: Store, clock: Clock, ttlMs: number): () => P
 /** `/status`, `/sync/status`, `POST /sync` (docs/spec.md §2, docs/design.md §4–§5). */
 export function registerStatusRoutes(scope: FastifyInstance, deps: RouteDeps): void {
   const { store, sync } = deps;
-  const counts = reusedCounts(store, deps.clock, deps.statusCountsTtlMs ?? 0);
+  const counts = reusedCounts(store, deps.clock, deps.statusCountsTtlMs ?? 0, deps.generation);
 
   scope.get('/status', {
     schema: { tags: ['status'], summary: 'Service status', response: { 200: statusSchema, ...protectedErrors } },
@@ -106,11 +111,14 @@ export function registerStatusRoutes(scope: FastifyInstance, deps: RouteDeps): v
     schema: {
       tags: ['status'],
       summary: 'Trigger a catch-up sync (joins a running one)',
-      description: 'Runs one catch-up pass to the chain head now; a call while a pass runs joins it (docs/design.md §4). No request body.',
+      description:
+        'Runs one catch-up pass to the chain head now. Calls coalesce (docs/design.md §5): while a pass runs, a call joins it; within SYNC_MIN_INTERVAL_MS of the previous triggered start, a call joins or schedules the next allowed pass (`scheduled: true`). No request body.',
       response: { 202: triggerSchema, 413: errorResponse, 415: errorResponse, ...protectedErrors },
     },
   }, async (_request, reply) => {
-    const t = sync.trigger();
-    return reply.code(202).send({ success: true, data: { syncing: true, alreadyRunning: t.alreadyRunning, startedAt: isoMs(t.startedAt) } });
+    const t = await sync.trigger();
+    return reply
+      .code(202)
+      .send({ success: true, data: { syncing: true, alreadyRunning: t.alreadyRunning, startedAt: isoMs(t.startedAt), passId: t.passId, scheduled: t.scheduled } });
   });
 }

@@ -148,3 +148,16 @@ export async function counter(db: Kysely<Database>, name: string): Promise<numbe
   const r = await db.selectFrom('ru_counter').select('n').where('name', '=', name).executeTakeFirst();
   return num(r?.n);
 }
+
+/**
+ * SQL for the 32-bit halves of a u64 column held as decimal text (games.pool_fee …), exact on
+ * both engines (an SQLite cast saturates at 2^63): text = A·10^9 + B (B its last 9 digits),
+ * A = q·2^32 + r, hi = q·10^9 + (r·10^9 + B) div 2^32, lo = (r·10^9 + B) mod 2^32; every
+ * intermediate stays below 2^63. For sums over a bounded set of raw rows (joinHiLoRow reads them).
+ */
+export function u64TextHalves(a: DialectAdapter, col: string): { hi: RawBuilder<unknown>; lo: RawBuilder<unknown> } {
+  const A = `(case when length(${col}) > 9 then cast(substr(${col}, 1, length(${col}) - 9) as ${a.bigint}) else 0 end)`;
+  const B = `cast(case when length(${col}) > 9 then substr(${col}, length(${col}) - 8) else ${col} end as ${a.bigint})`;
+  const t = `((${A} % 4294967296) * 1000000000 + ${B})`;
+  return { hi: sql.raw(`((${A} / 4294967296) * 1000000000 + ${t} / 4294967296)`), lo: sql.raw(`(${t} % 4294967296)`) };
+}

@@ -61,7 +61,7 @@ export async function settledGames(db: Kysely<Database>, q: SettledGamesQuery): 
   // Literal 1 (not a bound parameter): SQLite uses a partial index only when the query spells its WHERE term.
   if (q.onlyJackpots) base = base.where('is_jackpot', '=', sql.lit(1));
 
-  let list = base.select(['signature', 'event_index', 'time_ms', 'player', 'creator', 'token', 'wager', 'payout', 'jackpot', 'usd_wager', 'usd_profit', 'multiplier_bps']);
+  let list = base.select(['signature', 'event_index', 'time_ms', 'player', 'creator', 'token', 'pool', 'wager', 'payout', 'jackpot', 'usd_wager', 'usd_profit', 'multiplier_bps']);
   for (const k of keys) list = list.orderBy(k, dir);
   if (q.cursor !== undefined) {
     const after = decodeCursor(q.cursor, q.orderBy, q.sorting, keys.map((k) => (k === 'signature' ? 'string' : 'number')));
@@ -93,6 +93,7 @@ export async function settledGames(db: Kysely<Database>, q: SettledGamesQuery): 
         user: r.player,
         creator: r.creator,
         token: r.token,
+        pool: r.pool,
         jackpot,
         multiplier: num(r.multiplier_bps) / 10_000,
         time: num(r.time_ms),

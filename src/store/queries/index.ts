@@ -7,6 +7,7 @@ import { counts } from './counts.js';
 import { poolChanges, settledGames } from './events.js';
 import { platforms } from './platforms.js';
 import { player, players } from './players.js';
+import { pool, pools } from './pool-entries.js';
 import { daily, platformsByPool, ratio, tokens, total } from './pools.js';
 import { stats } from './stats.js';
 
@@ -25,6 +26,8 @@ export function createQueries(db: Kysely<Database>, a: DialectAdapter): Queries 
     ratio: (q) => ratio(db, q),
     total: (pool) => total(db, pool),
     daily: (q) => daily(db, q),
+    pools: (q) => pools(db, q),
+    pool: (q) => pool(db, a, q),
     chartPlays: (q) => chartPlays(db, q),
     chartDailyUsd: (q) => chartPlays(db, q),
     chartDaoUsd: (q) => chartDaoUsd(db, q),
