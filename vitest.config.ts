@@ -22,7 +22,7 @@ export default defineConfig(async () => {
     },
   };
   const sqlite = (process.env.TEST_DIALECTS ?? 'sqlite').split(',').some((d) => d.trim() === 'sqlite');
-  const postgresInclude = ['test/contract/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/ingest/**/*.test.ts', 'test/store/**/*.test.ts'];
+  const postgresInclude = ['test/contract/**/*.test.ts', 'test/hardening/store-deadline.test.ts', 'test/e2e/**/*.test.ts', 'test/ingest/**/*.test.ts', 'test/store/**/*.test.ts'];
   return {
     test: {
       pool: 'forks',

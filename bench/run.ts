@@ -10,6 +10,7 @@ import type { StoreConfig } from '../src/config/index.js';
 import { measureIngest, measureSimulator, type IngestFigures, type SimulatorFigures } from './chain.js';
 import { spawnChild, type Child } from './children.js';
 import { prepareDataset, type Dataset } from './dataset.js';
+import { measureIsolation, type IsolationFigures } from './isolation.js';
 import { measureLatency, measureThroughput, probe, type Latency, type Throughput } from './load.js';
 import { operations, type Operation } from './operations.js';
 
@@ -53,7 +54,7 @@ const program = new Command('bench')
   .option('--ingest-concurrency <n>', 'RPC_CONCURRENCY of the indexer in the ingest benchmark', posInt, 8)
   .option('--ingest-node-flags <flags>', 'space-separated node flags for the ingest processes (e.g. "--max-semi-space-size=64")', (v) => v.split(' ').filter(Boolean), [] as string[])
   .option('--soak <s>', 'seconds of mixed cached load watching API RSS (default 60; quick 0 = off)', (v) => Number(v))
-  .option('--skip <phases>', 'comma-separated: api,ingest,simulator', (v) => v.split(','), [] as string[])
+  .option('--skip <phases>', 'comma-separated: api,isolation,ingest,simulator', (v) => v.split(','), [] as string[])
   .option('--rebuild', 'rebuild the dataset even if a cached one fits', false)
   .option('--profile', 'write CPU profiles (.cpuprofile) of the ingest processes to bench/results/', false)
   .option('--log-level <level>', 'LOG_LEVEL of the API server child', 'warn');
@@ -89,6 +90,7 @@ const result: {
   hello?: Throughput;
   responseCache?: { detected: boolean; cacheControl?: string };
   operations: OpResult[];
+  isolation?: IsolationFigures;
   apiRss?: { uncachedServerBytes: number; cachedServerBytes: number; peakBytes: number; soak?: { seconds: number; startBytes: number; endBytes: number; maxBytes: number } };
   ingest?: IngestFigures;
   simulator?: SimulatorFigures;
@@ -100,11 +102,13 @@ const result: {
   operations: [],
 };
 
-async function createBenchKey(store: StoreConfig): Promise<string> {
+async function createBenchKey(store: StoreConfig, tier: 'enterprise' | 'premium' = 'enterprise'): Promise<string> {
   const s = await createStore({ common: createCommon(), config: store });
   try {
-    // Enterprise key with a limit no benchmark reaches: we measure the API, not the 429 path.
     const keys = createKeyService({ store: s.keys, clock: systemClock });
+    // Premium: the isolation flood stays within a real tier's limit (burst 2000).
+    if (tier === 'premium') return (await keys.create({ name: `bench flood ${started.toISOString()}`, tier: 'premium' })).key;
+    // Enterprise key with a limit no benchmark reaches: we measure the API, not the 429 path.
     return (await keys.create({ name: `bench ${started.toISOString()}`, tier: 'enterprise', rpm: 1_000_000_000, burst: 1_000_000_000 })).key;
   } finally {
     await s.close();
@@ -140,9 +144,24 @@ async function apiPhase(ds: Dataset): Promise<void> {
   try {
     result.hello = await measureThroughput({ url: hello.ready[1]!, durationS: Math.max(durationS, 2), connections: f.connections, serverPid: hello.pid });
     log(`fastify hello-world: ${result.hello.reqPerSec} req/s (p99 ${result.hello.p99} ms)`);
+    if (!skip.has('isolation')) await isolationPhase(ds, headers);
     await measureApi(ds, ops, headers, hello);
   } finally {
     await hello.stop();
+  }
+}
+
+async function isolationPhase(ds: Dataset, victimHeaders: Record<string, string>): Promise<void> {
+  const all = operations(ds.meta);
+  const byName = (n: string) => all.find((o) => o.name === n)!;
+  const floodHeaders = { 'x-api-key': await createBenchKey(ds.store, 'premium') };
+  const api = await startApi(ds, 0);
+  try {
+    const fig = await measureIsolation({ url: api.url, victim: byName('total'), flood: byName('players usd_volume startTime'), victimHeaders, floodHeaders, requests: nRequests, connections: 8 });
+    result.isolation = fig;
+    log(`isolation: ${fig.victimOp} alone p50 ${fig.alone.p50} ms p99 ${fig.alone.p99} ms max ${fig.alone.max} ms; during ${fig.floodOp} flood p50 ${fig.duringFlood.p50} ms p99 ${fig.duringFlood.p99} ms max ${fig.duringFlood.max} ms (flood ${fig.flood.reqPerSec} req/s answered, ${fig.flood.non2xx} refused)`);
+  } finally {
+    await api.child.stop();
   }
 }
 
@@ -213,6 +232,10 @@ function markdown(): string {
     for (const o of result.operations) {
       out.push(`| ${o.name} | ${o.uncached.p50} | ${o.uncached.p99} | ${o.cached.reqPerSec.toLocaleString('en-US')} | ${o.cached.helloReqPerSec.toLocaleString('en-US')} | ${o.cached.percentOfHello} | ${o.cached.serverCpuUsPerRequest ?? '–'} (${o.cached.helloServerCpuUsPerRequest ?? '–'}) | ${o.cached.p99} | ${o.etag ? '✓' : '–'} | ${o.uncached.non2xx + o.cached.non2xx} |`);
     }
+  }
+  if (result.isolation) {
+    const i = result.isolation;
+    out.push('', `Key isolation (cache off): key B \`${i.victimOp}\` alone p50 ${i.alone.p50} ms, p99 ${i.alone.p99} ms, max ${i.alone.max} ms; while a premium key floods \`${i.floodOp}\` from ${i.floodConnections} connections: p50 ${i.duringFlood.p50} ms, p99 ${i.duringFlood.p99} ms, max ${i.duringFlood.max} ms (flood: ${i.flood.reqPerSec} answers/s, ${i.flood.non2xx} refused).`);
   }
   if (result.apiRss) {
     const s = result.apiRss.soak;

@@ -4,7 +4,7 @@ import { isAddress } from '@solana/kit';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { DEFAULT_AUTH_FAILURE_LIMITS, registerAuth } from './plugins/auth.js';
 import { frameworkErrorHandler, registerErrorHandling } from './plugins/errors.js';
-import { DEFAULT_CONCURRENCY_LIMITS, registerConcurrencyLimit } from './plugins/concurrency.js';
+import { defaultConcurrencyLimits, registerConcurrencyLimit } from './plugins/concurrency.js';
 import { fastifyServerOptions, registerUrlLimit, resolveHttpLimits } from './plugins/limits.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerSecurityHeaders } from './plugins/security.js';
@@ -106,8 +106,9 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     registerQueryGuards(api);
     // After auth, rate limit and validation; before the query (docs/benchmarks.md). Off unless options.cache is given.
     if (options.cache) registerResponseCache(api, { clock, generation, options: options.cache });
-    // Before the routes: wraps each handler registered below in the concurrency cap.
-    registerConcurrencyLimit(api, { limits: { ...DEFAULT_CONCURRENCY_LIMITS, ...options.concurrency }, metrics });
+    // Before the routes: wraps each handler registered below in a fair share of the store's slots.
+    const slots = options.concurrency?.maxConcurrent ?? store.slots;
+    registerConcurrencyLimit(api, { limits: { ...defaultConcurrencyLimits(slots), ...options.concurrency }, metrics });
     registerStatusRoutes(api, routeDeps);
     registerPlayerRoutes(api, routeDeps);
     registerEventRoutes(api, routeDeps);

@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   HEADERS_TOO_LARGE: { status: 431, message: 'Request headers too large' },
   INTERNAL_ERROR: { status: 500, message: 'Internal server error' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'Service temporarily unavailable' },
+  STORE_UNAVAILABLE: { status: 503, message: 'Store temporarily unavailable' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ApiErrorCode = keyof typeof ERROR_CODES;

@@ -18,7 +18,7 @@ export interface ApiOptions {
   authFailureLimits?: BucketLimits;
   /** URL/header sizes and slow-client timeouts (docs/hardening.md; defaults in DEFAULT_HTTP_LIMITS, docs/hardening.md). */
   httpLimits?: Partial<HttpLimits>;
-  /** Cap on concurrent store queries, global and per key (defaults in DEFAULT_CONCURRENCY_LIMITS). */
+  /** Fair share of the store's slots, global and per key (defaults: defaultConcurrencyLimits(store.slots)). */
   concurrency?: Partial<ConcurrencyLimits>;
 }
 

@@ -51,6 +51,10 @@ export interface Config {
   metricsPort: number | undefined;
   /** Response cache TTL in ms (docs/design.md §5: ≤ 30 s). */
   cacheTtlMs: number;
+  /** STORE_READERS: reader threads of the API's SQLite store (docs/architecture.md "Reader pool"; default 2). */
+  storeReaders: number;
+  /** STORE_TIMEOUT_MS: deadline of one store read by the API and /ready, ms (docs/hardening.md "Store deadline"; default 2000). */
+  storeTimeoutMs: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -157,6 +161,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     rateLimitOnRedisError: oneOf(env, 'RATE_LIMIT_ON_REDIS_ERROR', ['closed', 'open'] as const, 'closed'),
     metricsPort: metricsPortRaw ? int(env, 'METRICS_PORT', 0, 1, 65535) : undefined,
     cacheTtlMs: int(env, 'CACHE_TTL_MS', 5000, 0, 30_000),
+    storeReaders: int(env, 'STORE_READERS', 2, 1, 64),
+    storeTimeoutMs: int(env, 'STORE_TIMEOUT_MS', 2000, 100, 600_000),
     ...overrides,
   };
   return Object.freeze(config);

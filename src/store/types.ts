@@ -390,6 +390,17 @@ export interface Queries {
 
 export interface Store {
   readonly dialect: 'sqlite' | 'postgres';
+  /**
+   * `readonly`: the API's store (createStore `access`): write methods and `migrate` throw
+   * AppError STORE_READ_ONLY; every read answers within the store deadline or throws STORE_UNAVAILABLE.
+   */
+  readonly access: 'readwrite' | 'readonly';
+  /**
+   * Read queries this store runs at once: reader threads (read-only SQLite), pool connections
+   * (PostgreSQL), 1 (read-write SQLite: one connection on the event loop). The API's concurrency
+   * cap sizes its slots and each key's share on it (docs/hardening.md "Per-key share").
+   */
+  readonly slots: number;
   /** Applies pending migrations (append-only, sortable names). Idempotent. */
   migrate(): Promise<void>;
   /** Stores events and updates rollups in ONE transaction; idempotent on (signature, eventIndex). */
@@ -416,9 +427,11 @@ export interface Store {
    * never hidden; writes by other processes are bounded by the cache TTL instead (docs/design.md §5).
    */
   generation(): number;
+  /** Errors: AppError STORE_UNAVAILABLE when the store cannot answer (src/store/driver-errors.ts). */
   readonly keys: ApiKeyStore;
+  /** Errors: AppError STORE_UNAVAILABLE when the store cannot answer or misses the deadline; INVALID_PARAMETER as documented per query. */
   readonly queries: Queries;
-  /** Cheap reachability check for /ready; throws when the store is unreachable. */
+  /** Cheap reachability check for /ready (within the deadline on a read-only store); throws AppError STORE_UNAVAILABLE. */
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -151,7 +151,7 @@ describe('store failures', () => {
     }
   });
 
-  test('store unreachable → 503 SERVICE_UNAVAILABLE; /ready 503, /health still 200', async () => {
+  test('store unreachable → 503 STORE_UNAVAILABLE; /ready 503, /health still 200', async () => {
     const store = await setupStore();
     const { key, server } = await serve(store);
     try {
@@ -159,10 +159,10 @@ describe('store failures', () => {
       // Authenticate once more while the store is up, then take it away.
       expect((await http(server.url, '/status', { key })).status).toBe(200);
       await store.close();
-      expectError(await http(server.url, '/ready'), 503, 'SERVICE_UNAVAILABLE');
+      expectError(await http(server.url, '/ready'), 503, 'STORE_UNAVAILABLE');
       expect((await http(server.url, '/health')).body).toEqual({ status: 'ok' });
       // Auth itself needs the store: a keyed request is 503, not 401.
-      expectError(await http(server.url, '/stats', { key }), 503, 'SERVICE_UNAVAILABLE');
+      expectError(await http(server.url, '/stats', { key }), 503, 'STORE_UNAVAILABLE');
     } finally {
       await server.close();
     }

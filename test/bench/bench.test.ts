@@ -35,6 +35,10 @@ describe('npm run bench (smoke)', () => {
     expect(r.operations[0].uncached.non2xx).toBe(0);
     expect(r.operations[0].cached.reqPerSec).toBeGreaterThan(0);
     expect(r.hello.reqPerSec).toBeGreaterThan(0);
+    // The key-isolation phase measured key B alone and during another key's flood, every answer 2xx.
+    expect(r.isolation.alone.requests).toBe(5);
+    expect(r.isolation.duringFlood.requests).toBe(5);
+    expect(r.isolation.alone.non2xx + r.isolation.duringFlood.non2xx).toBe(0);
     // "% of hello" is against the hello-world run made right before that operation's run.
     const c0 = r.operations[0].cached;
     expect(c0.helloReqPerSec).toBeGreaterThan(0);

@@ -42,6 +42,8 @@ export async function setupContract(order: LoadOrder = 'prices-first'): Promise<
   await loadFixture(store, fixture, order);
   const clock = new ManualClock(fixture.nowMs);
   const app = await buildTestApp({ store, clock });
+  // The contract holds for the API as `serve` builds it: reads through the read-only store (reader threads on SQLite).
+  if (app.apiStore.access !== 'readonly') throw new Error('the contract API must read through a read-only store');
   const get = httpGetter(app.baseUrl, app.key);
   return { fixture, oracle, store, app, clock, get, close: () => app.close() };
 }

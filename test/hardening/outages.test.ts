@@ -19,7 +19,7 @@ import { buildTestApp } from '../helpers/app.js';
 import { buildIndexer, waitFor } from '../ingest/setup.js';
 import { expectedEventLines, poolsOf, storedEventLines } from '../ingest/stored.js';
 import { http } from '../api/support.js';
-import { startProxy } from './proxy.js';
+import { startTcpProxy } from '../helpers/proxy.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gamba-outage-'));
 const stops: (() => Promise<void>)[] = [];
@@ -100,7 +100,7 @@ describe.runIf(canMakeImmutable())('SQLite storage turns read-only mid-run (file
       const stats = await http(t.baseUrl, '/stats', { key: t.key });
       // Reads need no write: served (200) — or, if the driver cannot read either, a clean 503.
       expect([200, 503], stats.text).toContain(stats.status);
-      if (stats.status === 503) expect(stats.body.code).toBe('SERVICE_UNAVAILABLE');
+      if (stats.status === 503) expect(stats.body.code).toBe('STORE_UNAVAILABLE');
       if (process.env.HARDENING_VERBOSE) console.log('read-only:', indexer.controller.state().lastError, '/stats →', stats.status);
       expect(indexer.controller.state().backfillDone).toBe(false);
     } finally {
@@ -119,7 +119,7 @@ describe('RPC node down', () => {
     // Every answer a little late, so the backfill is still running when the line is cut.
     const sim = await startSimulator({ seed: 43, days: 6, playsPerDay: 150, liveRate: 0, faults: 'slow=1@15' });
     stops.push(() => sim.stop());
-    const proxy = await startProxy(sim.rpcUrl);
+    const proxy = await startTcpProxy(sim.rpcUrl);
     stops.push(() => proxy.close());
     const store = await createStore({ common: createCommon(), config: { kind: 'sqlite', path: join(dir, 'rpc.db') } });
     stops.push(() => store.close());
@@ -144,7 +144,7 @@ describe('RPC node down', () => {
     expect((await http(t.baseUrl, '/sync', { method: 'POST', key: t.key })).status).toBe(202);
     expect((await http(t.baseUrl, '/ready')).status).toBe(200);
 
-    proxy.restore();
+    proxy.forward();
     await indexer.backfilled();
     await indexer.syncNow();
     const truth = await groundTruth(sim);

@@ -5,6 +5,7 @@
  * every answer, CORS as docs/design.md §4.
  */
 import { createHash } from 'node:crypto';
+import net from 'node:net';
 import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import BetterSqlite3 from 'better-sqlite3';
@@ -36,18 +37,23 @@ async function serveLogged(name: string) {
   const clock = new ManualClock(Date.now());
   const common = createCommon({ clock, logger });
   const path = join(dir, `${name}.db`);
-  const store = await createStore({ common, config: { kind: 'sqlite', path } });
+  // As `serve` builds it: a read-write store issues the key, the API reads a read-only one (reader threads).
+  const writer = await createStore({ common, config: { kind: 'sqlite', path } });
+  const { key } = await createKeyService({ store: writer.keys, clock }).create({ name: 'secret-test', tier: 'enterprise', rpm: 100_000, burst: 100_000 });
+  await writer.close();
+  const store = await createStore({ common, config: { kind: 'sqlite', path }, access: 'readonly' });
   const keys = createKeyService({ store: store.keys, clock });
   const limiter = createMemoryRateLimiter({ clock });
   const app = await buildApp({ common, store, keys, limiter, sync: createIdleSyncController(clock) });
   const server = await startServer({ app, host: '127.0.0.1', port: 0 });
-  const { key } = await keys.create({ name: 'secret-test', tier: 'enterprise', rpm: 100_000, burst: 100_000 });
   return {
     url: server.url,
     key,
+    /** The API's (read-only) store. */
     store,
     path,
     lines,
+    metrics: common.metrics,
     async close() {
       await server.close();
       await limiter.close();
@@ -126,12 +132,39 @@ describe('no stack traces or SQL text in answers', () => {
     for (const op of OPERATIONS) {
       const res = await call(s.url, op, { key: s.key });
       // The key lookup itself needs the store: 503 before anything else.
-      expectError(res, 503, 'SERVICE_UNAVAILABLE');
+      expectError(res, 503, 'STORE_UNAVAILABLE');
       expect(res.text).not.toMatch(/database|connection|sqlite|\.ts:\d+/i);
     }
-    expectError(await http(s.url, '/ready'), 503, 'SERVICE_UNAVAILABLE');
+    expectError(await http(s.url, '/ready'), 503, 'STORE_UNAVAILABLE');
     expect((await http(s.url, '/health')).status).toBe(200);
     await s.close();
+  });
+});
+
+describe('clients that go away', () => {
+  test('an abandoned upload (headers and part of the body, then the socket destroyed) is neither logged nor counted as a store error', async () => {
+    const s = await serveLogged('aborts');
+    try {
+      const u = new URL(s.url);
+      const arrived = () => s.lines.filter((l) => l.includes('incoming request') && l.includes('"/sync"')).length;
+      for (let i = 1; i <= 5; i++) {
+        const socket = net.connect(Number(u.port), u.hostname);
+        socket.on('error', () => undefined);
+        await new Promise((r) => socket.once('connect', r));
+        socket.write(`POST /sync HTTP/1.1\r\nHost: x\r\nX-API-Key: ${s.key}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"partial":`);
+        // The server has the headers and is reading the body when the client goes.
+        await expect.poll(arrived, { timeout: 10_000, interval: 10 }).toBe(i);
+        socket.destroy();
+      }
+      await expect.poll(() => s.lines.filter((l) => l.includes('client closed the connection before the request was complete')).length, { timeout: 10_000 }).toBe(5);
+      expect(s.lines.filter((l) => /store unavailable/i.test(l))).toEqual([]);
+      expect(s.lines.filter((l) => (JSON.parse(l) as { level: number }).level >= 40)).toEqual([]);
+      const metrics = await s.metrics.registry.getSingleMetricAsString('http_requests_total');
+      expect(metrics).not.toMatch(/status="5\d\d"/);
+      expect((await http(s.url, '/status', { key: s.key })).status).toBe(200);
+    } finally {
+      await s.close();
+    }
   });
 });
 

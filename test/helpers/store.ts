@@ -86,7 +86,7 @@ export async function setupTestDatabase(dialect: TestDialect = testStore()): Pro
   const db = createTestDatabase(dialect);
   let store: Store;
   try {
-    store = await createStore({ common: createCommon(), config: db.config });
+    store = await openWriterStore(db.config);
   } catch (err) {
     await db.drop().catch(() => undefined);
     throw err;
@@ -105,4 +105,26 @@ export function registerCleanup(fn: () => Promise<void>): void {
   } catch {
     afterAll(fn);
   }
+}
+
+/** Where each writer store opened by these helpers lives, so the API can be built over its read-only twin. */
+const configs = new WeakMap<Store, StoreConfig>();
+
+/** A read-write (migrated) store on `config`, remembered so that readonlyTwin() can open the same database. */
+export async function openWriterStore(config: StoreConfig, common = createCommon()): Promise<Store> {
+  const store = await createStore({ common, config });
+  configs.set(store, config);
+  return store;
+}
+
+/**
+ * The API's view of `writer`'s database, opened the way `serve` opens it (docs/architecture.md
+ * "Reader pool"): read-only, queries on reader threads (SQLite) or a deadline-bound pool
+ * (PostgreSQL), following `writer`'s write generation so response caches see its writes at once.
+ * undefined when `writer` was not opened by these helpers (a wrapped store: use it as it is).
+ */
+export async function readonlyTwin(writer: Store, opts: { common?: ReturnType<typeof createCommon>; readers?: number; timeoutMs?: number } = {}): Promise<Store | undefined> {
+  const config = configs.get(writer);
+  if (!config) return undefined;
+  return createStore({ common: opts.common ?? createCommon(), config, access: 'readonly', readers: opts.readers, timeoutMs: opts.timeoutMs, generation: () => writer.generation() });
 }

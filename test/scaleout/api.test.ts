@@ -111,7 +111,7 @@ describe('API processes sharing PostgreSQL and Redis', () => {
       await proxy.cut();
       const down = await getStats(api.url, key);
       expect(down.status).toBe(503);
-      expect(down.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+      expect(down.body).toMatchObject({ code: 'STORE_UNAVAILABLE' });
       expect((await fetch(`${api.url}/ready`)).status).toBe(503);
       expect((await fetch(`${api.url}/health`)).status).toBe(200);
       await proxy.restore();

@@ -3,134 +3,188 @@ import type { Metrics } from '../../core/index.js';
 import { apiError } from '../errors.js';
 
 /**
- * A cap on concurrent store queries (docs/hardening.md "Limits"), so one client cannot
- * starve the others:
- * - at most `perKey` handlers of one API key run at once (never the whole pool); its further
- *   requests wait in the key's own FIFO queue (at most `perKeyQueue`, then 429 RATE_LIMITED with
- *   `Retry-After: 1`), so a client with many connections is slowed, not refused;
- * - at most `maxConcurrent` handlers run at once over all keys; the next `maxQueue` wait in FIFO
- *   order, at most `queueTimeoutMs`; beyond that → 503 SERVICE_UNAVAILABLE + `Retry-After: 1`.
- * The slot is held exactly while the route handler runs (the store queries), so responses
- * served without the handler (a cache hit, a 4xx from a hook) never wait for one.
+ * A fair share of the store's slots (docs/hardening.md "Per-key share and fairness"), so one
+ * client cannot starve the others. A slot is held exactly while a route handler runs (the store
+ * query): responses served without the handler (a cache hit, a 4xx from a hook) never wait for one.
+ * - at most `maxConcurrent` handlers run at once: the store's slots (reader threads on SQLite,
+ *   pool connections on PostgreSQL), so queries never queue inside the store where arrival order
+ *   would rule;
+ * - at most `perKey` of them belong to one API key (default half the slots, at least 1), so
+ *   another key finds a free slot while one key floods;
+ * - requests beyond that wait in their key's FIFO queue (at most `perKeyQueue`, then 429
+ *   RATE_LIMITED + `Retry-After: 1`; at most `maxQueue` over all keys, then 503
+ *   SERVICE_UNAVAILABLE + `Retry-After: 1`; at most `queueTimeoutMs`, then 503 too);
+ * - a freed slot goes to the waiting key (below its share) served least recently, not to the
+ *   oldest waiter: a key with a long queue gets its turn like every other key, never all turns.
  */
 export interface ConcurrencyLimits {
-  /** Handlers running at once, all keys. Default 16 (the PostgreSQL pool has 10 connections; SQLite serialises anyway). */
+  /** Handlers running at once, all keys. Default: the store's slots (Store.slots). */
   maxConcurrent: number;
-  /** Requests waiting for a global slot; beyond → 503. Default 256. */
+  /** Requests waiting for a slot, all keys; beyond → 503. Default 256. */
   maxQueue: number;
-  /** Longest wait for a slot (the key's, then the global one), ms; then → 503. Default 10 000. */
+  /** Longest wait for a slot, ms; then → 503. Default 10 000. */
   queueTimeoutMs: number;
-  /** Handlers of one key running at once. Default 8 (half the pool). */
+  /** Handlers of one key running at once. Default max(1, ⌊maxConcurrent / 2⌋). */
   perKey: number;
-  /** Requests of one key waiting for one of its slots; beyond → 429. Default 64. */
+  /** Requests of one key waiting for a slot; beyond → 429. Default 64. */
   perKeyQueue: number;
 }
 
-export const DEFAULT_CONCURRENCY_LIMITS: ConcurrencyLimits = { maxConcurrent: 16, maxQueue: 256, queueTimeoutMs: 10_000, perKey: 8, perKeyQueue: 64 };
-
-/** Idle per-key semaphores kept before they are dropped. */
-const MAX_KEPT_KEYS = 1000;
+/** The limits for a store with `slots` slots (docs/hardening.md "Per-key share and fairness"). */
+export function defaultConcurrencyLimits(slots: number): ConcurrencyLimits {
+  const maxConcurrent = Math.max(1, Math.floor(slots));
+  return { maxConcurrent, maxQueue: 256, queueTimeoutMs: 10_000, perKey: Math.max(1, Math.floor(maxConcurrent / 2)), perKeyQueue: 64 };
+}
 
 /** Seconds a client told "saturated" should wait before retrying. */
 const SATURATED_RETRY_AFTER_S = 1;
 
 interface Waiter {
-  grant: () => void;
+  grant: (release: () => void) => void;
   timer: NodeJS.Timeout;
 }
 
-/**
- * FIFO semaphore with a bounded queue and a queue timeout. `acquire` resolves with the release
- * function, or rejects with `full()` when the queue is full and `late()` when the wait is too long.
- */
-export function createSemaphore(o: { max: number; maxQueue: number; timeoutMs: number; full: () => Error; late: () => Error }) {
+interface KeyState {
+  running: number;
+  queue: Waiter[];
+  /** Grant stamp of this key's latest slot (0 = never): the least recently served waiting key goes first. */
+  served: number;
+}
+
+export interface FairScheduler {
+  /** Running plus waiting, all keys (0 = idle). */
+  readonly load: number;
+  /** A slot for `key` now (its release function), or undefined when it would have to wait: no promise (docs/benchmarks.md hot path). */
+  tryAcquire(key: string): (() => void) | undefined;
+  /** A slot for `key`, waiting for its turn; rejects with `tooMany()` (key's queue full), `full()` (all queues full) or `late()`. */
+  acquire(key: string): Promise<() => void>;
+}
+
+/** The scheduler behind registerConcurrencyLimit (exported for its unit test). */
+export function createFairScheduler(o: { limits: ConcurrencyLimits; tooMany: () => Error; full: () => Error; late: () => Error }): FairScheduler {
+  const { limits } = o;
+  const keys = new Map<string, KeyState>();
+  /** Keys with a non-empty queue. */
+  const waitingKeys = new Set<string>();
   let running = 0;
-  const queue: Waiter[] = [];
-  const release = () => {
-    const next = queue.shift();
-    if (next) {
-      clearTimeout(next.timer);
-      next.grant(); // the slot passes straight to the next waiter
-    } else running--;
+  let waiting = 0;
+  let stamp = 0;
+
+  const state = (key: string): KeyState => {
+    let s = keys.get(key);
+    if (!s) {
+      s = { running: 0, queue: [], served: 0 };
+      keys.set(key, s);
+    }
+    return s;
   };
-  return {
-    /** Running plus waiting (0 = idle). */
-    get load() {
-      return running + queue.length;
-    },
-    /** A slot now (its release function), or undefined when none is free: no promise (docs/benchmarks.md hot path). */
-    tryAcquire(): (() => void) | undefined {
-      if (running >= o.max) return undefined;
-      running++;
-      return once(release);
-    },
-    acquire(): Promise<() => void> {
-      if (running < o.max) {
-        running++;
-        return Promise.resolve(once(release));
+  const forget = (key: string, s: KeyState) => {
+    if (s.running === 0 && s.queue.length === 0) keys.delete(key);
+  };
+
+  const take = (key: string, s: KeyState): (() => void) => {
+    running++;
+    s.running++;
+    s.served = ++stamp;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      running--;
+      s.running--;
+      forget(key, s);
+      dispatch();
+    };
+  };
+
+  /** Hands free slots to waiting keys below their share, least recently served first. */
+  const dispatch = () => {
+    while (running < limits.maxConcurrent && waitingKeys.size > 0) {
+      let pick: string | undefined;
+      let pickState: KeyState | undefined;
+      for (const key of waitingKeys) {
+        const s = keys.get(key)!;
+        if (s.running < limits.perKey && (pickState === undefined || s.served < pickState.served)) {
+          pick = key;
+          pickState = s;
+        }
       }
-      if (queue.length >= o.maxQueue) return Promise.reject(o.full());
+      if (pick === undefined || pickState === undefined) return; // every waiting key is at its share
+      const waiter = pickState.queue.shift()!;
+      waiting--;
+      if (pickState.queue.length === 0) waitingKeys.delete(pick);
+      clearTimeout(waiter.timer);
+      waiter.grant(take(pick, pickState));
+    }
+  };
+
+  const tryAcquire = (key: string): (() => void) | undefined => {
+    if (running >= limits.maxConcurrent) return undefined;
+    const s = keys.get(key);
+    // A key with requests already waiting queues behind them (FIFO within a key).
+    if (s && (s.running >= limits.perKey || s.queue.length > 0)) return undefined;
+    return take(key, s ?? state(key));
+  };
+
+  return {
+    get load() {
+      return running + waiting;
+    },
+    tryAcquire,
+    acquire(key) {
+      const now = tryAcquire(key);
+      if (now) return Promise.resolve(now);
+      const s = state(key);
+      if (s.queue.length >= limits.perKeyQueue) {
+        forget(key, s);
+        return Promise.reject(o.tooMany());
+      }
+      if (waiting >= limits.maxQueue) {
+        forget(key, s);
+        return Promise.reject(o.full());
+      }
       return new Promise((resolve, reject) => {
         const waiter: Waiter = {
-          grant: () => resolve(once(release)),
+          grant: resolve,
           timer: setTimeout(() => {
-            queue.splice(queue.indexOf(waiter), 1);
+            s.queue.splice(s.queue.indexOf(waiter), 1);
+            waiting--;
+            if (s.queue.length === 0) waitingKeys.delete(key);
+            forget(key, s);
             reject(o.late());
-          }, o.timeoutMs),
+          }, limits.queueTimeoutMs),
         };
-        queue.push(waiter);
+        s.queue.push(waiter);
+        waiting++;
+        waitingKeys.add(key);
       });
     },
   };
 }
 
-function once(fn: () => void): () => void {
-  let done = false;
-  return () => {
-    if (done) return;
-    done = true;
-    fn();
-  };
-}
-
-type Semaphore = ReturnType<typeof createSemaphore>;
-
 /**
- * Wraps every route handler registered afterwards in `scope` (call before the routes): the key's
- * slot first, then a global one.
+ * Wraps every route handler registered afterwards in `scope` (call before the routes) in a slot
+ * of the fair scheduler; requests without a key (none reach handlers today) count per client IP.
  */
 export function registerConcurrencyLimit(scope: FastifyInstance, deps: { limits: ConcurrencyLimits; metrics: Metrics }): void {
   const { limits } = deps;
   const saturated = (why: string) => () => apiError('SERVICE_UNAVAILABLE', `Service temporarily unavailable: ${why}; retry shortly`, { retryAfter: SATURATED_RETRY_AFTER_S });
-  const global = createSemaphore({ max: limits.maxConcurrent, maxQueue: limits.maxQueue, timeoutMs: limits.queueTimeoutMs, full: saturated('too many queries in progress'), late: saturated('queries are queueing for too long') });
-  const tooMany = () => apiError('RATE_LIMITED', `Rate limit exceeded: too many concurrent requests for this API key (${limits.perKey} run at once, ${limits.perKeyQueue} may wait)`, { retryAfter: SATURATED_RETRY_AFTER_S });
-  // A key's semaphore is kept while idle (no semaphore built per request, docs/benchmarks.md); idle ones are
-  // dropped once MAX_KEPT_KEYS are held, so the map stays bounded by the keys in use.
-  const perKey = new Map<string, Semaphore>();
-  const keySemaphore = (id: string) => {
-    let s = perKey.get(id);
-    if (!s) {
-      if (perKey.size >= MAX_KEPT_KEYS) for (const [k, v] of perKey) if (v.load === 0) perKey.delete(k);
-      s = createSemaphore({ max: limits.perKey, maxQueue: limits.perKeyQueue, timeoutMs: limits.queueTimeoutMs, full: tooMany, late: saturated('queries are queueing for too long') });
-      perKey.set(id, s);
-    }
-    return s;
-  };
+  const scheduler = createFairScheduler({
+    limits,
+    tooMany: () => apiError('RATE_LIMITED', `Rate limit exceeded: too many concurrent requests for this API key (${limits.perKey} run at once, ${limits.perKeyQueue} may wait)`, { retryAfter: SATURATED_RETRY_AFTER_S }),
+    full: saturated('too many queries in progress'),
+    late: saturated('queries are queueing for too long'),
+  });
   scope.addHook('onRoute', (route) => {
     const handler = route.handler as RouteHandlerMethod;
     route.handler = async function (request, reply) {
-      const mine = keySemaphore(request.apiKey?.id ?? `ip:${request.ip}`);
-      // A free slot is taken without awaiting a promise; only a full semaphore makes the request wait.
-      const releaseKey = mine.tryAcquire() ?? (await mine.acquire());
+      const key = request.apiKey?.id ?? `ip:${request.ip}`;
+      // A free slot is taken without awaiting a promise; only a busy store makes the request wait.
+      const release = scheduler.tryAcquire(key) ?? (await scheduler.acquire(key));
       try {
-        const release = global.tryAcquire() ?? (await global.acquire());
-        try {
-          return await handler.call(this, request, reply);
-        } finally {
-          release();
-        }
+        return await handler.call(this, request, reply);
       } finally {
-        releaseKey();
+        release();
       }
     };
   });

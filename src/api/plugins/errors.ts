@@ -17,37 +17,24 @@ interface Classified {
   unexpected: boolean;
 }
 
-/** Driver/network error codes meaning "the store cannot be reached right now" (→ 503). */
-const UNAVAILABLE_CODES = new Set([
-  'STORE_UNAVAILABLE',
-  'SERVICE_UNAVAILABLE',
-  'SQLITE_BUSY',
-  'SQLITE_LOCKED',
-  'SQLITE_CANTOPEN',
-  'SQLITE_IOERR',
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  '57P01', // PostgreSQL admin_shutdown
-  '57P03', // cannot_connect_now
-  '53300', // too_many_connections
-  '08000',
-  '08001',
-  '08003',
-  '08006',
-]);
-
-function isUnavailable(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
-    const msg = (e as { message?: unknown }).message;
-    // better-sqlite3 after close(); pg pool after end(); Kysely after destroy().
-    if (typeof msg === 'string' && /database connection is not open|Cannot use a pool after calling end|driver has already been destroyed/i.test(msg)) return true;
-  }
-  return false;
+/**
+ * Errors of the request stream itself: the client closed the connection before its request was
+ * complete (Node's `aborted` with ECONNRESET while the body is read, ECONNABORTED, or a reset or
+ * broken pipe on a socket that is gone). Not a fault of ours nor of the store: logged at debug
+ * level, answered (to nobody) with 400. Our own errors (AppError) are never taken for one: a store
+ * that failed while its client gave up is still logged as a store failure. Store errors cannot
+ * look like this either: the store maps its drivers' errors to STORE_UNAVAILABLE where they occur.
+ */
+function isClientAbort(err: unknown, request: FastifyRequest): boolean {
+  if (isAppError(err)) return false;
+  const e = err as { code?: unknown; message?: unknown };
+  if (e?.code === 'ECONNRESET' && e.message === 'aborted') return true;
+  if (e?.code === 'ECONNABORTED') return true;
+  return (e?.code === 'ECONNRESET' || e?.code === 'EPIPE') && (request.raw.aborted || request.raw.socket?.destroyed === true);
 }
+
+/** Seconds a client told "store unavailable" should wait (`Retry-After`): as for a saturated API; a longer outage costs a polite client one cheap 503 a second. */
+const STORE_RETRY_AFTER_S = 1;
 
 const FRAMEWORK_CODES: Record<string, ApiErrorCode> = {
   FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
@@ -73,6 +60,10 @@ const BY_STATUS: Record<number, ApiErrorCode> = {
 };
 
 export function classifyError(err: unknown): Classified {
+  if (isAppError(err) && err.code === 'STORE_UNAVAILABLE') {
+    // The store's message names the driver error or the deadline: for the log, not for the client.
+    return { code: 'STORE_UNAVAILABLE', message: ERROR_CODES.STORE_UNAVAILABLE.message, retryAfter: STORE_RETRY_AFTER_S, unexpected: false };
+  }
   if (isAppError(err) && isApiErrorCode(err.code)) {
     const d = err.details ?? {};
     return {
@@ -83,7 +74,6 @@ export function classifyError(err: unknown): Classified {
       unexpected: err.code === 'INTERNAL_ERROR',
     };
   }
-  if (isUnavailable(err)) return { code: 'SERVICE_UNAVAILABLE', message: ERROR_CODES.SERVICE_UNAVAILABLE.message, unexpected: false };
   const fe = err as Partial<FastifyError> & { status?: number; type?: string };
   const fwCode = typeof fe.code === 'string' ? FRAMEWORK_CODES[fe.code] : undefined;
   if (fwCode) return { code: fwCode, message: fe.message || ERROR_CODES[fwCode].message, unexpected: false };
@@ -129,9 +119,14 @@ export function registerErrorHandling(app: FastifyInstance, clock: Clock): void 
   });
 
   app.setErrorHandler((err, request, reply) => {
+    if (isClientAbort(err, request)) {
+      request.log.debug({ err_code: (err as { code?: unknown }).code }, 'client closed the connection before the request was complete');
+      return sendError(reply, { code: 'BAD_REQUEST', message: 'Request aborted by the client', unexpected: false }, clock);
+    }
     const c = classifyError(err);
     if (c.unexpected) request.log.error({ err }, 'request failed');
-    else if (c.code === 'SERVICE_UNAVAILABLE') request.log.warn({ err }, 'store unavailable');
+    // The cause (driver error, deadline) is logged for the operator; the client gets the generic 503 body.
+    else if (c.code === 'STORE_UNAVAILABLE') request.log.warn({ err }, 'store unavailable');
     else request.log.debug({ err_code: c.code, msg_detail: c.message }, 'request rejected');
     return sendError(reply, c, clock);
   });

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { apiError } from '../errors.js';
+import { AppError, isAppError } from '../../core/index.js';
 import { errorResponse, obj } from '../schemas.js';
 import type { RouteDeps } from '../types.js';
 
@@ -30,12 +30,13 @@ export function registerHealthRoutes(scope: FastifyInstance, deps: RouteDeps): v
         503: errorResponse,
       },
     },
-  }, async (request) => {
+  }, async () => {
     try {
+      // A read-only store answers within the store deadline or throws STORE_UNAVAILABLE (docs/hardening.md "Store deadline").
       await store.ping();
     } catch (err) {
-      request.log.warn({ err }, 'readiness: store unreachable');
-      throw apiError('SERVICE_UNAVAILABLE', 'Store unreachable');
+      // The error handler logs the cause once and answers 503 STORE_UNAVAILABLE.
+      throw isAppError(err) && err.code === 'STORE_UNAVAILABLE' ? err : new AppError('STORE_UNAVAILABLE', 'store unreachable', { cause: err, retryable: true });
     }
     const s = sync.state();
     return { status: 'ready', syncing: s.syncing, lagSlots: s.lagSlots, lagSeconds: s.lagSeconds === null ? null : Math.round(s.lagSeconds) };

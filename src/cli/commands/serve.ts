@@ -194,12 +194,13 @@ async function serveWorker(common: Common, config: Readonly<Config>): Promise<vo
 }
 
 /**
- * The read-only store HTTP is served from (docs/architecture.md "Process topology"): short SQLite
- * lock waits (they would block the event loop that answers HTTP) and a small page cache — the
- * file's hot pages stay in the OS page cache, outside this process's RSS.
+ * The API's store: read-only (docs/architecture.md "Process topology", "Reader pool"). SQLite
+ * queries run on STORE_READERS threads off the event loop; every read answers within
+ * STORE_TIMEOUT_MS or fails with STORE_UNAVAILABLE (docs/hardening.md "Store deadline"). Key
+ * lookups on this thread's own connection wait at most 250 ms for a lock.
  */
 function openApiStore(common: Common, config: Readonly<Config>): Promise<Store> {
-  return createStore({ common, config: config.store, access: 'readonly', busyTimeoutMs: 250, cacheMiB: 16 });
+  return createStore({ common, config: config.store, access: 'readonly', readers: config.storeReaders, timeoutMs: config.storeTimeoutMs });
 }
 
 /**

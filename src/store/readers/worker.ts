@@ -1,0 +1,56 @@
+/**
+ * A reader thread (docs/architecture.md "Reader pool"): one read-only better-sqlite3 connection
+ * running the store's query module (src/store/queries) off the API's event loop. Loaded by
+ * piscina from `dist/store/readers/worker.js` in production and from this file (through tsx)
+ * under vitest; the connection opens on the first task and lives as long as the thread.
+ */
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, sql, SqliteDialect } from 'kysely';
+import { workerData } from 'piscina';
+import { sqliteAdapter } from '../dialect.js';
+import { toStoreError } from '../driver-errors.js';
+import { createQueries } from '../queries/index.js';
+import type { Database } from '../schema.js';
+import { cachingSqliteDatabase } from '../statement-cache.js';
+import type { Queries } from '../types.js';
+import { type ReaderAnswer, type ReaderSettings, type ReaderTask, serializeError } from './protocol.js';
+
+const settings = workerData as ReaderSettings;
+
+let opened: { db: Kysely<Database>; queries: Queries } | undefined;
+
+function open(): { db: Kysely<Database>; queries: Queries } {
+  if (opened) return opened;
+  // fileMustExist: a reader never creates the database (the writer does, and migrates it).
+  const database = new BetterSqlite3(settings.path, { fileMustExist: true });
+  try {
+    // query_only: this connection cannot change the file, whatever runs on it.
+    database.pragma('query_only = ON');
+    database.pragma(`busy_timeout = ${Math.max(0, Math.floor(settings.busyTimeoutMs))}`);
+    database.pragma(`cache_size = -${Math.max(1, Math.floor(settings.cacheMiB)) * 1024}`);
+    database.pragma('temp_store = MEMORY');
+    // u64 halves summed over many rows exceed 2^53 (docs/architecture.md "Exact token sums").
+    database.defaultSafeIntegers(true);
+  } catch (err) {
+    database.close();
+    throw err;
+  }
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingSqliteDatabase(database) }) });
+  opened = { db, queries: createQueries(db, sqliteAdapter) };
+  return opened;
+}
+
+export default async function run(task: ReaderTask): Promise<ReaderAnswer> {
+  try {
+    const { db, queries } = open();
+    if (task.method === 'ping') {
+      // Reads the schema page: needs the same shared lock as any query (a plain `select 1` would not).
+      await sql`select 1 from sqlite_master limit 1`.execute(db);
+      return { ok: true, value: undefined };
+    }
+    const fn = queries[task.method] as (...args: unknown[]) => Promise<unknown>;
+    return { ok: true, value: await fn(...task.args) };
+  } catch (err) {
+    return { ok: false, error: serializeError(toStoreError(err)) };
+  }
+}
