@@ -24,7 +24,9 @@ export interface UnderIngestRow {
   underIngest: Latency;
   /** underIngest.p99 ÷ idle.p99. */
   ratio: number;
-  /** ≤ 2× idle and ≤ 20 ms. */
+  /** The backfill was still running when this row's last request was answered. */
+  ingestRunning: boolean;
+  /** ≤ 2× idle and ≤ 20 ms (judged only while the ingest ran). */
   met: boolean;
 }
 
@@ -119,10 +121,11 @@ export async function measureUnderIngest(o: {
       const rows: UnderIngestRow[] = [];
       for (const op of o.ops) {
         const l = await measureLatency(url, (i) => op.path(i), o.requests, headers);
+        const ingestRunning = (await getJson(url, '/status', o.key)).syncing === true;
         const i = idle.get(op.name)!;
         const ratio = Math.round((100 * l.p99) / Math.max(0.01, i.p99)) / 100;
-        rows.push({ name: op.name, idle: i, underIngest: l, ratio, met: l.p99 <= CONTENTION_P99_MS && ratio <= 2 });
-        o.log(`under ingest ${op.name}: p99 ${l.p99} ms (idle ${i.p99} ms, ×${ratio})`);
+        rows.push({ name: op.name, idle: i, underIngest: l, ratio, ingestRunning, met: l.p99 <= CONTENTION_P99_MS && ratio <= 2 });
+        o.log(`under ingest ${op.name}: p99 ${l.p99} ms (idle ${i.p99} ms, ×${ratio})${ingestRunning ? '' : ' — the backfill had ended'}`);
       }
       const seconds = (performance.now() - t0) / 1000;
       const g1 = await games();
