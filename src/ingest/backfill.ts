@@ -19,8 +19,8 @@ export interface BackfillOptions {
   blockedDelayMs: number;
   /**
    * Signatures committed per store transaction: consecutive pages are written together until
-   * they hold at least this many (default COMMIT_SIGNATURES). A page that ends the range or
-   * stops at a null transaction commits what is held at once.
+   * they hold at least this many (default COMMIT_SIGNATURES). The run's first page, a page that
+   * ends the range and one that stops at a null transaction commit what is held at once.
    */
   commitSignatures?: number;
   onProgress?(p: BackfillProgress): void;
@@ -123,6 +123,7 @@ export async function runBackfill(ctx: IngestContext, o: BackfillOptions): Promi
   let task = startPage(cursor?.signature);
   /** Pages prepared but not committed yet (their signatures, in order). */
   let held: Prepared | undefined;
+  let committed = 0;
   for (;;) {
     const page = await task.page;
     if (progress.newestBlockTime === null) progress.newestBlockTime = page.sigs[0]?.blockTime ?? null;
@@ -130,7 +131,8 @@ export async function runBackfill(ctx: IngestContext, o: BackfillOptions): Promi
 
     const p = held ? appendPrepared(held, prepare(page)) : prepare(page);
     const done = !p.blocked && page.reachedEnd;
-    if (!done && !p.blocked && p.covered < commitSignatures) {
+    // The first page of a run commits alone: the newest games are queryable at once (docs/design.md §5).
+    if (!done && !p.blocked && committed > 0 && p.covered < commitSignatures) {
       // Keep the page for the next transaction; its signatures are not checkpointed yet.
       held = p;
       task = await nextTask(task);
@@ -144,6 +146,7 @@ export async function runBackfill(ctx: IngestContext, o: BackfillOptions): Promi
     }
     if (done) state[STATE_KEYS.backfillDone] = isoMs(ctx.common.clock.now());
     if (p.covered > 0 || done) await commit(ctx, p, state);
+    committed++;
 
     progress.signatures += p.covered;
     progress.events += p.events.length;

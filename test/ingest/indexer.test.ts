@@ -134,7 +134,7 @@ describe('indexer over a controlled chain (fixture)', () => {
     expect(await storedEventLines(store, poolsOf(fixture.events))).toEqual(expectedEventLines(fixture.events));
   });
 
-  it('commits the backfill in transactions of whole pages holding at least backfillCommitSignatures signatures', async () => {
+  it('commits the backfill in transactions of whole pages holding at least backfillCommitSignatures signatures, its first page alone', async () => {
     const ledger = track(await startLedger({ txs: fixtureTxs, mints: fixture.mints })) as Ledger;
     const store = await setupStore();
     // The real store, observed: every transaction the indexer commits, in order.
@@ -150,13 +150,15 @@ describe('indexer over a controlled chain (fixture)', () => {
     await indexer.start();
     await indexer.backfilled();
     const backfill = batches.filter((b) => b.cursor !== undefined);
-    // Three full pages per transaction (≥ 250 signatures), the rest of the history in the last one.
-    expect(backfill.length).toBe(Math.ceil(fixtureTxs.length / 300));
-    for (const b of backfill.slice(0, -1)) expect(b.signatures).toBe(300);
+    // The newest page alone (queryable at once), then three full pages per transaction
+    // (≥ 250 signatures), the rest of the history in the last one.
+    expect(backfill.length).toBe(1 + Math.ceil((fixtureTxs.length - 100) / 300));
+    expect(backfill[0]!.signatures).toBe(100);
+    for (const b of backfill.slice(1, -1)) expect(b.signatures).toBe(300);
     expect(backfill.reduce((n, b) => n + b.signatures, 0)).toBe(fixtureTxs.length);
-    // Each checkpoint is the oldest signature of its transaction: the 300th, 600th, … newest.
+    // Each checkpoint is the oldest signature of its transaction: the 100th, 400th, 700th, … newest.
     const ordered = [...fixtureTxs].sort((a, b) => b.slot - a.slot || (a.signature < b.signature ? 1 : -1));
-    backfill.slice(0, -1).forEach((b, i) => expect(JSON.parse(b.cursor!).signature).toBe(ordered[300 * (i + 1) - 1]!.signature));
+    backfill.slice(0, -1).forEach((b, i) => expect(JSON.parse(b.cursor!).signature).toBe(ordered[100 + 300 * i - 1]!.signature));
     await indexer.syncNow();
     expect(await storedEventLines(store, poolsOf(fixture.events))).toEqual(expectedEventLines(fixture.events));
   });
