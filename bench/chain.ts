@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GAMBA_PROGRAM_ID } from '../src/protocol/index.js';
 import { spawnChild } from './children.js';
-import { measureThroughput } from './load.js';
+import { cpuMs, measureThroughput } from './load.js';
 
 interface SimUrls {
   rpcUrl: string;
@@ -29,14 +29,24 @@ export interface IngestFigures {
   /** Extra node flags of both processes (e.g. --max-semi-space-size=64). */
   nodeFlags: string[];
   simulatorRssBytes: number;
+  /** CPU time (user + system, /proc) of the indexer process over the measured run per game, µs. */
+  indexerCpuUsPerGame: number;
+  /** Same for the simulator process (serving the answers it rendered ahead). */
+  simulatorCpuUsPerGame: number;
+  /** Share of one core each process used over the run, % (100 = a whole core). */
+  indexerCpuPercent: number;
+  simulatorCpuPercent: number;
+  /** Seconds the simulator spent rendering its answers ahead, before the run. */
+  renderAheadSeconds: number;
   indexerSetup: string;
 }
 
 /**
  * Ingest throughput (docs/benchmarks.md target ≥ 5,000 games/s): the simulator (one day of history,
- * `games` settled games, its own process, history pass finished first) is backfilled over
- * JSON-RPC by the real indexer (`startIndexing`, its own process) into a fresh SQLite file.
- * Time = from the indexer's start to `backfilled()`.
+ * `games` settled games, its own process, history pass finished and every getTransaction answer
+ * rendered ahead first: `renderAhead`, docs/simulator.md) is backfilled over JSON-RPC by the real
+ * indexer (`startIndexing`, its own process) into a fresh SQLite file. Time = from the indexer's
+ * start to `backfilled()`; both processes' CPU time (/proc) over that run is reported per game.
  */
 export async function measureIngest(o: { games: number; concurrency: number; profileDir?: string; nodeFlags?: string[]; log: (m: string) => void }): Promise<IngestFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'gamba-bench-ingest-'));
@@ -44,27 +54,28 @@ export async function measureIngest(o: { games: number; concurrency: number; pro
   const prof = (name: string) => [...(o.nodeFlags ?? []), ...(o.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${join(o.profileDir, name)}`] : [])];
   const sim = await spawnChild({
     script: 'bench/entries/simulator.ts',
-    args: [JSON.stringify({ seed: 2, days: 1, playsPerDay: o.games, liveRate: 0 })],
+    args: [JSON.stringify({ seed: 2, days: 1, playsPerDay: o.games, liveRate: 0, renderAhead: true })],
     ready: /^rpc (.*)$/,
     nodeArgs: prof('simulator'),
   });
   try {
     const urls = JSON.parse(sim.ready[1]!) as SimUrls;
-    await sim.waitLine(/^ready/);
-    o.log(`ingest: simulator ready (${o.games} games in one day of history); indexing over JSON-RPC…`);
+    const renderAheadSeconds = Number((await sim.waitLine(/^ready (\d+)/, 3_600_000))[1]) / 1000;
+    o.log(`ingest: simulator ready (${o.games} games in one day of history, answers rendered ahead in ${renderAheadSeconds.toFixed(1)} s); indexing over JSON-RPC…`);
     const feeds = Object.fromEntries(urls.mints.filter((m) => m.pythFeedId).map((m) => [m.mint, m.pythFeedId!]));
     const idx = await spawnChild({
       script: 'bench/entries/indexer.ts',
       args: [JSON.stringify({ ...urls, feeds, dbPath: join(dir, 'ingest.db'), concurrency: o.concurrency, backfillDays: 2 })],
-      ready: /^done (\d+) (\d+) (\d+)$/,
-      timeoutMs: 3_600_000,
+      ready: /^start$/,
+      timeoutMs: 120_000,
       nodeArgs: prof('indexer'),
     });
-    // It exits by itself (and writes its CPU profile on the way out); SIGTERM only if it hangs.
-    const hang = setTimeout(() => void idx.stop(), 30_000);
-    await idx.exited;
-    clearTimeout(hang);
-    const [, g, s, ms] = idx.ready.map(Number) as [number, number, number, number];
+    const cpu0 = { idx: cpuMs(idx.pid), sim: cpuMs(sim.pid) };
+    const done = await idx.waitLine(/^done (\d+) (\d+) (\d+)$/, 3_600_000);
+    const cpu = { idx: cpuMs(idx.pid) - cpu0.idx, sim: cpuMs(sim.pid) - cpu0.sim };
+    // SIGTERM: it exits through process.exit (and writes its CPU profile on the way out).
+    await idx.stop();
+    const [, g, s, ms] = done.map(Number) as [number, number, number, number];
     const seconds = ms / 1000;
     return {
       games: g,
@@ -75,7 +86,12 @@ export async function measureIngest(o: { games: number; concurrency: number; pro
       concurrency: o.concurrency,
       nodeFlags: o.nodeFlags ?? [],
       simulatorRssBytes: sim.rss(),
-      indexerSetup: 'simulator and indexer each in their own process; indexer = startIndexing (backfill, finalized, batches of 100 getTransaction), SQLite',
+      indexerCpuUsPerGame: Math.round((cpu.idx * 1000) / Math.max(1, g)),
+      simulatorCpuUsPerGame: Math.round((cpu.sim * 1000) / Math.max(1, g)),
+      indexerCpuPercent: Math.round((100 * cpu.idx) / ms),
+      simulatorCpuPercent: Math.round((100 * cpu.sim) / ms),
+      renderAheadSeconds,
+      indexerSetup: 'simulator (answers rendered ahead) and indexer each in their own process; indexer = startIndexing (backfill, finalized, pages of 1,000 signatures committed 10 at a time, batches of 100 getTransaction), SQLite',
     };
   } finally {
     await sim.stop();

@@ -8,6 +8,7 @@ import { createKeyService } from '../src/keys/index.js';
 import { createStore } from '../src/store/index.js';
 import type { StoreConfig } from '../src/config/index.js';
 import { measureIngest, measureSimulator, type IngestFigures, type SimulatorFigures } from './chain.js';
+import { CONTENTION_P99_MS, measureNoisyNeighbour, measureUnderIngest, type NoisyNeighbourFigures, type UnderIngestFigures } from './contention.js';
 import { spawnChild, type Child } from './children.js';
 import { prepareDataset, type Dataset } from './dataset.js';
 import { measureIsolation, type IsolationFigures } from './isolation.js';
@@ -25,6 +26,8 @@ interface Flags {
   ingestGames?: number;
   ingestConcurrency: number;
   ingestNodeFlags: string[];
+  underIngestGames?: number;
+  neighbourConnections: number;
   soak?: number;
   skip: string[];
   rebuild: boolean;
@@ -53,8 +56,10 @@ const program = new Command('bench')
   .option('--ingest-games <n>', 'games in the ingest benchmark (default 50,000; quick 10,000)', posInt)
   .option('--ingest-concurrency <n>', 'RPC_CONCURRENCY of the indexer in the ingest benchmark', posInt, 8)
   .option('--ingest-node-flags <flags>', 'space-separated node flags for the ingest processes (e.g. "--max-semi-space-size=64")', (v) => v.split(' ').filter(Boolean), [] as string[])
+  .option('--under-ingest-games <n>', 'games the indexer backfills during "API under ingest" (default 150,000; quick 40,000)', posInt)
+  .option('--neighbour-connections <n>', 'key A\'s connections in "noisy neighbour" (default 8: the per-key concurrency cap)', posInt, 8)
   .option('--soak <s>', 'seconds of mixed cached load watching API RSS (default 60; quick 0 = off)', (v) => Number(v))
-  .option('--skip <phases>', 'comma-separated: api,isolation,ingest,simulator', (v) => v.split(','), [] as string[])
+  .option('--skip <phases>', 'comma-separated: api,isolation,under-ingest,neighbour,ingest,simulator', (v) => v.split(','), [] as string[])
   .option('--rebuild', 'rebuild the dataset even if a cached one fits', false)
   .option('--profile', 'write CPU profiles (.cpuprofile) of the ingest processes to bench/results/', false)
   .option('--log-level <level>', 'LOG_LEVEL of the API server child', 'warn');
@@ -67,6 +72,7 @@ const games = f.games ?? (f.quick ? 100_000 : 1_000_000);
 const durationS = f.duration ?? (f.quick ? 1 : 5);
 const nRequests = f.requests ?? (f.quick ? 40 : 200);
 const ingestGames = f.ingestGames ?? (f.quick ? 10_000 : 50_000);
+const underIngestGames = f.underIngestGames ?? (f.quick ? 40_000 : 150_000);
 const soakS = f.soak ?? (f.quick ? 0 : 60);
 const skip = new Set(f.skip);
 const resultsDir = process.env.BENCH_RESULTS_DIR || join(ROOT, 'bench', 'results');
@@ -92,6 +98,8 @@ const result: {
   operations: OpResult[];
   isolation?: IsolationFigures;
   apiRss?: { uncachedServerBytes: number; cachedServerBytes: number; peakBytes: number; soak?: { seconds: number; startBytes: number; endBytes: number; maxBytes: number } };
+  underIngest?: UnderIngestFigures;
+  noisyNeighbour?: NoisyNeighbourFigures;
   ingest?: IngestFigures;
   simulator?: SimulatorFigures;
   totalSeconds?: number;
@@ -129,13 +137,25 @@ async function startApi(ds: Dataset, cacheTtlMs: number | undefined): Promise<{ 
   return { child, url: child.ready[1]! };
 }
 
+/**
+ * Key A's operations in "noisy neighbour": the most expensive uncached ones of the latency table
+ * (docs/benchmarks.md, 1M games: windowed leaderboards and sums cost what their window holds).
+ * Fixed rather than picked from this run's table, whose order a busy machine reshuffles.
+ */
+const NEIGHBOUR_A_OPERATIONS = ['players usd_volume startTime', 'platforms', 'stats creator+startTime'];
+
+/** The operations to measure: all, or `--op stats` = the operation `stats` and its filtered variants (`stats creator+startTime`). */
+function selectedOps(ds: Dataset): Operation[] {
+  let ops: Operation[] = operations(ds.meta);
+  if (f.op) ops = ops.filter((o) => o.name === f.op || o.name.startsWith(`${f.op} `));
+  if (ops.length === 0) throw new InvalidArgumentError(`--op ${f.op}: no such operation`);
+  return ops;
+}
+
 async function apiPhase(ds: Dataset): Promise<void> {
   const key = await createBenchKey(ds.store);
   const headers = { 'x-api-key': key };
-  let ops: Operation[] = operations(ds.meta);
-  // `--op stats` = the operation `stats` and its filtered variants (`stats creator+startTime`).
-  if (f.op) ops = ops.filter((o) => o.name === f.op || o.name.startsWith(`${f.op} `));
-  if (ops.length === 0) throw new InvalidArgumentError(`--op ${f.op}: no such operation`);
+  const ops = selectedOps(ds);
 
   // The machine's ceiling, same connections and duration. It stays up: each cached run is
   // compared with a hello-world run right before it, so a change of machine load between the
@@ -241,9 +261,32 @@ function markdown(): string {
     const s = result.apiRss.soak;
     out.push('', `API RSS: ${mb(result.apiRss.uncachedServerBytes)} MB after the uncached runs, ${mb(result.apiRss.cachedServerBytes)} MB after the cached runs, peak ${mb(result.apiRss.peakBytes)} MB${s ? `; ${s.seconds} s mixed load: ${mb(s.startBytes)} → ${mb(s.endBytes)} MB (max ${mb(s.maxBytes)})` : ''}.`);
   }
+  if (result.underIngest) {
+    const u = result.underIngest;
+    out.push(
+      '',
+      `API under ingest (\`serve\` with its indexer backfilling ${u.chainGames.toLocaleString('en-US')} games from its own simulator into a copy of the dataset; idle = \`serve --no-indexer\` on the same copy just before; uncached, ${nRequests} sequential requests per row): the indexer stored ${u.gamesDuringRun.toLocaleString('en-US')} games during the ${u.seconds.toFixed(0)} s of measurement (${u.gamesPerSec.toLocaleString('en-US')} games/s)${u.ingestCoveredRun ? '' : ' — **its backfill ended before the last row was measured** (rows marked "ended"; raise --under-ingest-games)'}. Target: p99 ≤ 2× idle and ≤ ${CONTENTION_P99_MS} ms.`,
+      '',
+      '| operation | idle p50 ms | idle p99 ms | under ingest p50 ms | under ingest p99 ms | × idle | met |',
+      '|---|---:|---:|---:|---:|---:|:-:|',
+    );
+    // A row finished after the backfill ended was not (wholly) measured under ingest: no verdict.
+    for (const r of u.rows) out.push(`| ${r.name} | ${r.idle.p50} | ${r.idle.p99} | ${r.underIngest.p50} | ${r.underIngest.p99} | ${r.ratio} | ${r.ingestRunning ? (r.met ? '✓' : '✗') : 'ended'} |`);
+  }
+  if (result.noisyNeighbour) {
+    const n = result.noisyNeighbour;
+    out.push(
+      '',
+      `Noisy neighbour (\`serve --no-indexer\`, uncached): key A keeps ${n.aConnections} connections busy with ${n.aOperations.join(', ')} (${n.aReqPerSec.toLocaleString('en-US')} req/s, ${n.aNon2xx} non-2xx) while key B sends ${nRequests} sequential requests per row. Target: key B p99 ≤ ${CONTENTION_P99_MS} ms.`,
+      '',
+      '| key B operation | alone p50 ms | alone p99 ms | with key A p50 ms | with key A p99 ms | met |',
+      '|---|---:|---:|---:|---:|:-:|',
+    );
+    for (const r of n.rows) out.push(`| ${r.name} | ${r.alone.p50} | ${r.alone.p99} | ${r.withNeighbour.p50} | ${r.withNeighbour.p99} | ${r.met ? '✓' : '✗'} |`);
+  }
   if (result.ingest) {
     const i = result.ingest;
-    out.push('', `Ingest (simulator → JSON-RPC → indexer → SQLite; ${i.indexerSetup}): **${i.gamesPerSec.toLocaleString('en-US')} games/s** (${i.txPerSec.toLocaleString('en-US')} transactions/s; ${i.games.toLocaleString('en-US')} games, ${i.signatures.toLocaleString('en-US')} signatures in ${i.seconds.toFixed(1)} s, RPC_CONCURRENCY ${i.concurrency}${i.nodeFlags.length ? `, node ${i.nodeFlags.join(' ')}` : ''}).`);
+    out.push('', `Ingest (simulator → JSON-RPC → indexer → SQLite; ${i.indexerSetup}): **${i.gamesPerSec.toLocaleString('en-US')} games/s** (${i.txPerSec.toLocaleString('en-US')} transactions/s; ${i.games.toLocaleString('en-US')} games, ${i.signatures.toLocaleString('en-US')} signatures in ${i.seconds.toFixed(1)} s, RPC_CONCURRENCY ${i.concurrency}${i.nodeFlags.length ? `, node ${i.nodeFlags.join(' ')}` : ''}). Indexer CPU **${i.indexerCpuUsPerGame} µs per game** (${i.indexerCpuPercent} % of a core), simulator ${i.simulatorCpuUsPerGame} µs per game (${i.simulatorCpuPercent} %; its answers were rendered ahead in ${i.renderAheadSeconds.toFixed(1)} s).`);
   }
   if (result.simulator) {
     const s = result.simulator;
@@ -255,7 +298,7 @@ function markdown(): string {
 
 const t0 = performance.now();
 let ds: Dataset | undefined;
-if (!skip.has('api')) {
+if (!skip.has('api') || !skip.has('under-ingest') || !skip.has('neighbour')) {
   ds = await prepareDataset({
     games,
     kind: f.store,
@@ -265,14 +308,33 @@ if (!skip.has('api')) {
   });
   result.dataset = { games: ds.meta.games, events: ds.meta.events, store: f.store, sizeBytes: ds.sizeBytes, reused: ds.reused, buildSeconds: ds.meta.buildSeconds, source: ds.meta.source };
   try {
-    await apiPhase(ds);
+    if (!skip.has('api')) await apiPhase(ds);
+    if (!skip.has('under-ingest')) {
+      if (ds.store.kind !== 'sqlite') log('API under ingest: SQLite only (the indexer writes into a copy of the dataset file); skipped');
+      else result.underIngest = await measureUnderIngest({ ds, ops: selectedOps(ds), key: await createBenchKey(ds.store), requests: nRequests, chainGames: underIngestGames, concurrency: f.ingestConcurrency, logLevel: f.logLevel, log });
+    }
+    if (!skip.has('neighbour')) {
+      const all = operations(ds.meta);
+      const byName = (n: string) => all.find((o) => o.name === n)!;
+      result.noisyNeighbour = await measureNoisyNeighbour({
+        ds,
+        keyA: await createBenchKey(ds.store),
+        keyB: await createBenchKey(ds.store),
+        aOps: NEIGHBOUR_A_OPERATIONS.map(byName),
+        bOps: ['stats', 'player', 'settledGames'].map(byName),
+        requests: nRequests,
+        connections: f.neighbourConnections,
+        logLevel: f.logLevel,
+        log,
+      });
+    }
   } finally {
     await ds.dispose();
   }
 }
 if (!skip.has('ingest')) {
   result.ingest = await measureIngest({ games: ingestGames, concurrency: f.ingestConcurrency, nodeFlags: f.ingestNodeFlags, profileDir: f.profile ? join(resultsDir, `profiles-${started.toISOString().replace(/[:.]/g, '-')}`) : undefined, log });
-  log(`ingest: ${result.ingest.gamesPerSec} games/s (${result.ingest.txPerSec} tx/s)`);
+  log(`ingest: ${result.ingest.gamesPerSec} games/s (${result.ingest.txPerSec} tx/s), indexer ${result.ingest.indexerCpuUsPerGame} µs CPU per game (${result.ingest.indexerCpuPercent} % of a core), simulator ${result.ingest.simulatorCpuUsPerGame} µs (${result.ingest.simulatorCpuPercent} %)`);
 }
 if (!skip.has('simulator')) {
   const days = 365;

@@ -1,6 +1,8 @@
 // The real indexer in its own process, backfilling the benchmark's simulator into a fresh
 // SQLite file. argv[2]: JSON { rpcUrl, hermesUrl, jupiterUrl, feeds, dbPath, concurrency, backfillDays }.
-// Prints `done <games> <signatures> <ms>` when the backfill reached its cutoff.
+// Prints `start` when the indexer starts (the measured run begins), then `done <games> <signatures> <ms>`
+// when the backfill reached its cutoff, and exits on SIGTERM (the bench reads this process's CPU
+// time from /proc in between).
 import { loadConfig } from '../../src/config/index.js';
 import { createCommon, createLogger } from '../../src/core/index.js';
 import { startIndexing } from '../../src/ingest/index.js';
@@ -32,6 +34,7 @@ const config = loadConfig(
   },
 );
 const store = await createStore({ common, config: config.store });
+process.stdout.write('start\n');
 const t0 = performance.now();
 const { indexer, close } = await startIndexing({ common, config, store, feeds: a.feeds, indexer: { progress: 'off' } });
 await indexer.backfilled();
@@ -40,4 +43,6 @@ const c = await store.queries.counts();
 await close();
 await store.close();
 process.stdout.write(`done ${c.totalGames} ${c.totalSignatures} ${Math.round(ms)}\n`);
-process.exit(0);
+// Exit through process.exit so --cpu-prof writes its profile.
+process.once('SIGTERM', () => process.exit(0));
+setTimeout(() => process.exit(0), 60_000);

@@ -1,6 +1,6 @@
 import { isoMs } from '../core/index.js';
 import { sleep, type SignatureInfo } from '../solana/index.js';
-import { commit, fetchTransactions, prepare, type Fetched, type IngestContext } from './batch.js';
+import { commit, fetchTransactions, prepare, type Fetched, type IngestContext, type Prepared } from './batch.js';
 import { encodeCursor, STATE_KEYS, type Cursor } from './checkpoint.js';
 
 export interface BackfillOptions {
@@ -17,6 +17,12 @@ export interface BackfillOptions {
   top?: string;
   /** Wait before asking again after a page stopped at a null transaction, ms. */
   blockedDelayMs: number;
+  /**
+   * Signatures committed per store transaction: consecutive pages are written together until
+   * they hold at least this many (default COMMIT_SIGNATURES). The run's first page, a page that
+   * ends the range and one that stops at a null transaction commit what is held at once.
+   */
+  commitSignatures?: number;
   onProgress?(p: BackfillProgress): void;
 }
 
@@ -42,6 +48,16 @@ interface Page extends Fetched {
  * stays bounded to three pages of transactions.
  */
 const PAGES_AHEAD = 2;
+
+/**
+ * Signatures per backfill transaction (docs/indexer.md "Backfill"). A commit writes every page
+ * the transaction dirtied to SQLite's WAL, and the game listing indexes, the signature index
+ * and the per-player rollups are keyed by player, signature or amount, so a batch touches
+ * pages all over them: at one page (≈ 500 games) per transaction the WAL took ≈ 44 KB per game,
+ * at ten pages ≈ 9 KB (`test/perf/write-rate.ts`, docs/benchmarks.md "Ingest"). Ten pages hold
+ * ≈ 5,000 games; the checkpoint still moves with every commit, so a crash loses nothing.
+ */
+export const COMMIT_SIGNATURES = 10_000;
 
 /** One page in the pipeline: its signature list first, its transactions later. */
 interface PageTask {
@@ -102,15 +118,27 @@ export async function runBackfill(ctx: IngestContext, o: BackfillOptions): Promi
     );
   };
 
+  const commitSignatures = Math.max(1, o.commitSignatures ?? COMMIT_SIGNATURES);
   let cursor = o.cursor;
   let task = startPage(cursor?.signature);
+  /** Pages prepared but not committed yet (their signatures, in order). */
+  let held: Prepared | undefined;
+  let committed = 0;
   for (;;) {
     const page = await task.page;
     if (progress.newestBlockTime === null) progress.newestBlockTime = page.sigs[0]?.blockTime ?? null;
     if (!page.reachedEnd) prefetch(task, PAGES_AHEAD);
 
-    const p = prepare(page);
+    const p = held ? appendPrepared(held, prepare(page)) : prepare(page);
     const done = !p.blocked && page.reachedEnd;
+    // The first page of a run commits alone: the newest games are queryable at once (docs/design.md §5).
+    if (!done && !p.blocked && committed > 0 && p.covered < commitSignatures) {
+      // Keep the page for the next transaction; its signatures are not checkpointed yet.
+      held = p;
+      task = await nextTask(task);
+      continue;
+    }
+    held = undefined;
     const state: Record<string, string> = {};
     if (p.last) {
       cursor = { signature: p.last.signature, slot: p.last.slot, blockTime: p.last.blockTime };
@@ -118,6 +146,7 @@ export async function runBackfill(ctx: IngestContext, o: BackfillOptions): Promi
     }
     if (done) state[STATE_KEYS.backfillDone] = isoMs(ctx.common.clock.now());
     if (p.covered > 0 || done) await commit(ctx, p, state);
+    committed++;
 
     progress.signatures += p.covered;
     progress.events += p.events.length;
@@ -135,8 +164,20 @@ export async function runBackfill(ctx: IngestContext, o: BackfillOptions): Promi
       task = startPage(cursor?.signature);
       continue;
     }
-    const next = await follow(task);
-    if (next === null) throw new Error('backfill: a page that did not end the range has no next page');
-    task = next;
+    task = await nextTask(task);
   }
+
+  async function nextTask(t: PageTask): Promise<PageTask> {
+    const next = await follow(t);
+    if (next === null) throw new Error('backfill: a page that did not end the range has no next page');
+    return next;
+  }
+}
+
+/** `b` (the page after `a`) appended to `a`: one transaction's worth of signatures, in order. */
+function appendPrepared(a: Prepared, b: Prepared): Prepared {
+  for (const e of b.events) a.events.push(e);
+  for (const s of b.signatures) a.signatures.push(s);
+  for (const [reason, n] of Object.entries(b.skipped)) a.skipped[reason] = (a.skipped[reason] ?? 0) + n;
+  return { ...a, covered: a.covered + b.covered, last: b.last ?? a.last, blocked: b.blocked };
 }

@@ -1,7 +1,7 @@
 import type { Common } from '../core/index.js';
 import type { Pricer, MintHour } from '../prices/index.js';
-import { decodeTransaction, type LocatedEvent } from '../protocol/index.js';
-import { sleep, type RpcClient, type SignatureInfo, type TransactionResult } from '../solana/index.js';
+import { decodeTransaction, type DecodedTransaction, type GambaEvent, type LocatedEvent } from '../protocol/index.js';
+import { MAX_BATCH, sleep, type RpcClient, type SignatureInfo, type TransactionResult } from '../solana/index.js';
 import type { ProcessedSignature, Store, WriteResult } from '../store/index.js';
 import type { MintRegistry } from './mints.js';
 
@@ -22,28 +22,63 @@ export interface IngestContext {
 
 export type TxCommitment = 'confirmed' | 'finalized';
 
-/** Signatures (in the order they will be committed) with their fetched transactions. */
+/**
+ * What the indexer keeps of a fetched transaction: its decoded events and what it needs to date
+ * and record them. Each `getTransaction` batch is decoded as soon as it arrives, so the parsed
+ * answers (≈ 6 KB of JSON per transaction, a page of them ≈ 15 MB of objects) die young instead
+ * of waiting in the pipeline for their page's commit, where they were promoted to the old
+ * generation and collected expensively (docs/benchmarks.md "Ingest").
+ */
+export interface FetchedTx {
+  slot: number;
+  /** Unix seconds (the node's; null for very old slots). */
+  blockTime: number | null;
+  /** meta.err non-null. */
+  failed: boolean;
+  events: GambaEvent[];
+  skipped: DecodedTransaction['skipped'];
+}
+
+/** Decodes one getTransaction result into what `prepare` needs (decodeTransaction never throws). */
+export function digestTransaction(tx: TransactionResult): FetchedTx {
+  const decoded = decodeTransaction(tx);
+  return { slot: tx.slot, blockTime: tx.blockTime, failed: tx.meta?.err !== null && tx.meta?.err !== undefined, events: decoded.events, skipped: decoded.skipped };
+}
+
+/** Signatures (in the order they will be committed) with their fetched, decoded transactions. */
 export interface Fetched {
   sigs: SignatureInfo[];
   /** Already processed earlier: covered without refetching (saves RPC calls). */
   known: Set<string>;
   /** null = the node doesn't have it (yet) at this commitment. Failed and known signatures are not fetched. */
-  txs: Map<string, TransactionResult | null>;
+  txs: Map<string, FetchedTx | null>;
 }
 
 /**
- * Fetches the transactions of `sigs` (batched, concurrent, rate-capped by the client), skipping
- * known signatures and failed ones (getSignaturesForAddress already says `err`), and asks again
- * a few times for those that came back null.
+ * Fetches the transactions of `sigs` (batches of ≤ MAX_BATCH, concurrent and rate-capped by the
+ * client), decoding each batch as it arrives, skipping known signatures and failed ones
+ * (getSignaturesForAddress already says `err`), and asks again a few times for those that came
+ * back null.
  */
 export async function fetchTransactions(ctx: IngestContext, sigs: SignatureInfo[], commitment: TxCommitment): Promise<Fetched> {
   const known = sigs.length ? await ctx.store.knownSignatures(sigs.map((s) => s.signature)) : new Set<string>();
-  const txs = new Map<string, TransactionResult | null>();
+  const txs = new Map<string, FetchedTx | null>();
   let missing = sigs.filter((s) => !known.has(s.signature) && (s.err === null || s.err === undefined)).map((s) => s.signature);
   for (let round = 0; missing.length > 0 && round <= ctx.nullRetries; round++) {
     if (round > 0) await sleep(ctx.nullRetryDelayMs * 2 ** (round - 1), ctx.signal);
-    const got = await ctx.rpc.getTransactions(missing, { commitment, signal: ctx.signal });
-    missing.forEach((sig, i) => txs.set(sig, got[i] ?? null));
+    const batches: Promise<void>[] = [];
+    for (let i = 0; i < missing.length; i += MAX_BATCH) {
+      const part = missing.slice(i, i + MAX_BATCH);
+      batches.push(
+        ctx.rpc.getTransactions(part, { commitment, signal: ctx.signal }).then((got) => {
+          part.forEach((sig, k) => {
+            const tx = got[k];
+            txs.set(sig, tx ? digestTransaction(tx) : null);
+          });
+        }),
+      );
+    }
+    await Promise.all(batches);
     missing = missing.filter((sig) => txs.get(sig) === null);
   }
   for (const sig of missing) txs.set(sig, null);
@@ -88,18 +123,16 @@ export function prepare(f: Fetched): Prepared {
       break;
     }
     const blockTime = tx.blockTime ?? s.blockTime;
-    const decoded = decodeTransaction(tx);
-    for (const [reason, n] of Object.entries(decoded.skipped)) bump(reason, n ?? 0);
-    const failed = tx.meta?.err !== null && tx.meta?.err !== undefined;
+    for (const reason in tx.skipped) bump(reason, tx.skipped[reason as keyof typeof tx.skipped] ?? 0);
     if (blockTime === null || blockTime === undefined) {
       // Nodes report null blockTime only for very old slots; without a time the events can't be dated.
-      if (decoded.events.length > 0) bump('no_block_time', decoded.events.length);
+      if (tx.events.length > 0) bump('no_block_time', tx.events.length);
     } else {
-      decoded.events.forEach((e, eventIndex) => {
-        out.events.push({ ...e, signature: s.signature, slot: tx.slot, blockTime, eventIndex } as LocatedEvent);
+      tx.events.forEach((e, eventIndex) => {
+        out.events.push({ name: e.name, data: e.data, signature: s.signature, slot: tx.slot, blockTime, eventIndex } as LocatedEvent);
       });
     }
-    out.signatures.push({ signature: s.signature, slot: tx.slot, blockTime: blockTime ?? 0, failed });
+    out.signatures.push({ signature: s.signature, slot: tx.slot, blockTime: blockTime ?? 0, failed: tx.failed });
     out.covered++;
     out.last = s;
   }

@@ -22,8 +22,10 @@ export interface IndexerOptions {
   prices: PriceSource;
   /** Program to index (default Gamba v2). */
   programId?: string;
-  /** getSignaturesForAddress page size and commit unit, 1..1000 (default 1000). */
+  /** getSignaturesForAddress page size and the tail's commit unit, 1..1000 (default 1000). */
   pageSize?: number;
+  /** Signatures per backfill store transaction: whole pages until at least this many (default 10,000: backfill.ts COMMIT_SIGNATURES). */
+  backfillCommitSignatures?: number;
   /** How often un-priced hours are retried, ms (default 60 000). */
   repriceIntervalMs?: number;
   /** Backfill progress output (default 'auto': bar on a TTY, log lines otherwise). */
@@ -165,7 +167,7 @@ export function createIndexer(o: IndexerOptions): Indexer {
       for (let failures = 0; !stopped; ) {
         try {
           const cursor = decodeCursor(await store.getState(STATE_KEYS.backfillCursor));
-          await runBackfill(ctx, { pageSize, cutoff, cursor, top: tailStart, blockedDelayMs: 500, onProgress: (p) => progress.update(p) });
+          await runBackfill(ctx, { pageSize, cutoff, cursor, top: tailStart, blockedDelayMs: 500, commitSignatures: o.backfillCommitSignatures, onProgress: (p) => progress.update(p) });
           backfillDone = true;
           lastSync = clock.now();
           resolveBackfilled();

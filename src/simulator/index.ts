@@ -8,6 +8,7 @@ import { exportGroundTruth, iterateGroundTruth, type GroundTruthEvent } from './
 import { createLedger } from './ledger.js';
 import { HERMES_PREFIX, JUPITER_PATH } from './price-routes.js';
 import { createPriceBook } from './prices.js';
+import { renderAhead } from './render-ahead.js';
 import { createRpcHandler } from './rpc.js';
 import { buildSimulatorServer } from './server.js';
 import { createTimeline, slotTimeMs } from './timeline.js';
@@ -49,6 +50,12 @@ export interface SimulatorOptions {
    * Tests pass a ManualClock to move the head without sleeping.
    */
   clock?: Clock;
+  /**
+   * Additive, for benchmarks: after the history pass, render every history transaction's
+   * `getTransaction` `json` answer and keep it in memory (≈ 6 KB each), so serving one costs a
+   * lookup instead of a render; `ready()` waits for it (render-ahead.ts, docs/simulator.md). Default false.
+   */
+  renderAhead?: boolean;
 }
 
 export interface SimulatedMint {
@@ -82,7 +89,7 @@ export interface Simulator {
   groundTruth(opts?: { maxSlot?: number }): AsyncIterable<GroundTruthEvent>;
   /** Writes the ground truth as NDJSON (u64 as decimal strings); returns the number of events. */
   exportEvents(file: string, opts?: { maxSlot?: number }): Promise<number>;
-  /** Resolves when the first pass over the history is done (every answer is then immediate). */
+  /** Resolves when the first pass over the history is done (every answer is then immediate), and with `renderAhead` its answers are rendered. */
   ready(): Promise<void>;
   /** Replaces the active faults (null = none). */
   setFaults(spec: string | FaultSpec | null): void;
@@ -122,7 +129,11 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
 
   // The first pass over the history (pool snapshots, ~13 µs per game) runs in the background:
   // getSignaturesForAddress answers at once; a getTransaction waits until the pass reaches it.
-  const historyPass = ledger.stateBefore(Math.max(0, timeline.historySegments)).then(() => undefined);
+  const historySegments = Math.max(0, timeline.historySegments);
+  const historyPass = ledger
+    .stateBefore(historySegments)
+    .then(() => (opts.renderAhead ? renderAhead(view, historySegments) : undefined))
+    .then(() => undefined);
   historyPass.catch(() => undefined);
 
   const host = opts.host ?? '127.0.0.1';

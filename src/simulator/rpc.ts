@@ -219,6 +219,10 @@ export function createRpcHandler(view: ChainView): RpcHandler {
         'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0',
       );
     }
+    if (encoding === 'json' && maxVersion !== undefined && view.rendered.size > 0) {
+      const kept = view.rendered.get(sig);
+      if (kept !== undefined && !view.logsTruncated(at.tx)) return new RawJson(kept);
+    }
     const real = await ledger.realize(at.seg.index);
     const compiled = view.build(real.txs[at.seg.genToPos[at.tx.gen]!]!);
     // `json` (what indexers ask for) is written straight to canonical text; the others go through objects.

@@ -30,6 +30,11 @@ export interface ChainView {
   playerOf(address: string): number;
   /** Whether the truncated-logs fault hides this transaction's log events. */
   logsTruncated(tx: TxSkel): boolean;
+  /**
+   * `getTransaction` `json` answers (with maxSupportedTransactionVersion, untruncated logs)
+   * rendered ahead by signature: empty unless the `renderAhead` option filled it (render-ahead.ts).
+   */
+  rendered: Map<string, Buffer>;
 }
 
 type Matcher = (tx: TxSkel) => boolean;
@@ -128,5 +133,6 @@ export function createChainView(o: { seed: number; ledger: Ledger; clock: ChainC
     logsTruncated(tx) {
       return o.faults().truncated(this.signature(tx));
     },
+    rendered: new Map(),
   };
 }

@@ -151,6 +151,8 @@ async function openReadwrite(opts: CreateStoreOptions): Promise<Store> {
   // DATABASE_READ_URL (docs/deployment.md): the API's queries go to a replica; writes, keys and state stay on the primary.
   const readDb = config.kind === 'postgres' && config.readUrl ? openPostgres({ url: config.readUrl, schema }) : undefined;
   const decimals = new Map<string, number>();
+  // Stored prices never change (docs/design.md §6): read once per (mint, hour), kept for every later batch.
+  const knownPrices = new Map<string, number>();
   const loadMints = async () => {
     for (const m of await db.selectFrom('mints').selectAll().execute()) decimals.set(m.mint, Number(m.decimals));
   };
@@ -167,7 +169,7 @@ async function openReadwrite(opts: CreateStoreOptions): Promise<Store> {
       await migrateToLatest(db, adapter, safeSchema(schema));
       await loadMints();
     },
-    writeBatch: (batch) => bump(writeBatch(db, adapter, decimals, batch)),
+    writeBatch: (batch) => bump(writeBatch(db, adapter, decimals, batch, knownPrices)),
     async getState(key) {
       const r = await db.selectFrom('sync_state').select('value').where('key', '=', key).executeTakeFirst();
       return r?.value;

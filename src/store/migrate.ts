@@ -5,6 +5,7 @@ import { migration0001 } from './migrations/0001_initial.js';
 import { migration0002 } from './migrations/0002_bounded_reads.js';
 import { migration0003 } from './migrations/0003_window_players.js';
 import { migration0004 } from './migrations/0004_leaderboards.js';
+import { migration0005 } from './migrations/0005_write_path.js';
 import { migration0006 } from './migrations/0006_pools.js';
 
 /** Ordered, append-only list of migrations; names sort in application order. */
@@ -14,6 +15,7 @@ function migrationsFor(a: DialectAdapter): Record<string, Migration> {
     '0002_bounded_reads': migration0002(a),
     '0003_window_players': migration0003(),
     '0004_leaderboards': migration0004(a),
+    '0005_write_path': migration0005(),
     '0006_pools': migration0006(a),
   };
 }

@@ -33,25 +33,38 @@ export function gameUsd(
   };
 }
 
-/** Memoised (mint, hour) → USD price and mint → decimals lookups within one transaction. */
+/** (mint, hour) prices kept across transactions; cleared when full (a year of six mints is ≈ 53,000). */
+const KNOWN_PRICES_MAX = 200_000;
+
+/**
+ * Memoised (mint, hour) → USD price lookups. `known` is shared by the store's transactions:
+ * a stored price never changes (docs/design.md §6; putPrices keeps an existing row), so a price
+ * once read is never read again; a missing one is asked each transaction (it may arrive).
+ */
 export class PriceLookup {
-  private readonly prices = new Map<string, number | undefined>();
+  private readonly missing = new Set<string>();
   constructor(
     private readonly db: Transaction<Database> | Kysely<Database>,
     private readonly decimals: Map<string, number>,
+    private readonly known: Map<string, number> = new Map(),
   ) {}
 
   async perUnit(mint: string, hourMs: number): Promise<number | null> {
     const id = `${mint} ${hourMs}`;
-    if (!this.prices.has(id)) {
+    let price = this.known.get(id);
+    if (price === undefined && !this.missing.has(id)) {
       const row = await this.db
         .selectFrom('prices')
         .select('usd_price')
         .where('mint', '=', mint)
         .where('hour_ms', '=', hourMs)
         .executeTakeFirst();
-      this.prices.set(id, row ? Number(row.usd_price) : undefined);
+      if (row) {
+        price = Number(row.usd_price);
+        if (this.known.size >= KNOWN_PRICES_MAX) this.known.clear();
+        this.known.set(id, price);
+      } else this.missing.add(id);
     }
-    return usdPerUnit(this.prices.get(id), this.decimals.get(mint));
+    return usdPerUnit(price, this.decimals.get(mint));
   }
 }

@@ -129,6 +129,8 @@ export const ROLLUP_KEYS: Record<RollupTable, readonly string[]> = {
   ru_block_user: ['block', 'player'],
 };
 
+const ROLLUP_TABLES = Object.keys(ROLLUP_KEYS) as RollupTable[];
+
 /**
  * Player counters kept per per-player rollup (the `total` of /players and /stats players, read
  * without counting rows): a player's first row in the table adds 1 to the counter named here.
@@ -160,16 +162,23 @@ export class RollupAccumulator {
   private readonly rows = new Map<RollupTable, Map<string, { key: Record<string, string | number>; delta: GameDelta }>>();
 
   add(dims: GameDims, delta: GameDelta): void {
-    for (const table of Object.keys(ROLLUP_KEYS) as RollupTable[]) {
+    const block = blockOf(dims.day);
+    for (const table of ROLLUP_TABLES) {
       const cols = ROLLUP_KEYS[table];
-      const key: Record<string, string | number> = {};
-      for (const c of cols) key[c] = c === 'block' ? blockOf(dims.day) : dims[c as keyof GameDims];
-      const id = cols.map((c) => key[c]).join('\u0000');
+      // The row's identity as one string, built without an intermediate array; the key object
+      // only for a row this batch has not touched yet (most games merge into existing rows).
+      let id = '';
+      for (const c of cols) id += (c === 'block' ? block : dims[c as keyof GameDims]) + '\u0000';
       let m = this.rows.get(table);
       if (!m) this.rows.set(table, (m = new Map()));
       const row = m.get(id);
-      if (row) merge(row.delta, delta);
-      else m.set(id, { key, delta: { ...delta } });
+      if (row) {
+        merge(row.delta, delta);
+        continue;
+      }
+      const key: Record<string, string | number> = {};
+      for (const c of cols) key[c] = c === 'block' ? block : dims[c as keyof GameDims];
+      m.set(id, { key, delta: { ...delta } });
     }
   }
 

@@ -196,13 +196,22 @@ async function ensurePools(db: Db, pools: Map<string, string>): Promise<void> {
     .execute();
 }
 
-/** The one write path (docs/design.md §7): events, signatures, checkpoints and rollups in one transaction. */
-export async function writeBatch(db: Kysely<Database>, a: DialectAdapter, decimals: Map<string, number>, batch: WriteBatch): Promise<WriteResult> {
+/**
+ * The one write path (docs/design.md §7): events, signatures, checkpoints and rollups in one
+ * transaction. `knownPrices`: the store's (mint, hour) → USD price cache (pricing.ts PriceLookup).
+ */
+export async function writeBatch(
+  db: Kysely<Database>,
+  a: DialectAdapter,
+  decimals: Map<string, number>,
+  batch: WriteBatch,
+  knownPrices?: Map<string, number>,
+): Promise<WriteResult> {
   return db.transaction().execute(async (trx) => {
     const ctx: Ctx = {
       db: trx,
       dialect: a.kind,
-      prices: new PriceLookup(trx, decimals),
+      prices: new PriceLookup(trx, decimals, knownPrices),
       rollups: new RollupAccumulator(),
       poolHours: new PoolHourAccumulator(),
       poolTotals: new PoolAccumulator(),

@@ -11,8 +11,10 @@ const run = promisify(execFile);
 
 /**
  * Smoke test of `npm run bench` on a tiny dataset (one operation, no ingest/simulator phases):
- * the harness builds the dataset through the write path, runs the API server child, and its
- * JSON agrees with the store it built. Figures are not asserted (no timed assertions).
+ * the harness builds the dataset through the write path, runs the API server child, the
+ * "API under ingest" phase (whose indexer writes into a copy, never the cached dataset) and the
+ * "noisy neighbour" phase, and its JSON agrees with the store it built. Figures are not
+ * asserted (no timed assertions).
  */
 describe('npm run bench (smoke)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'gamba-bench-smoke-'));
@@ -22,8 +24,8 @@ describe('npm run bench (smoke)', () => {
     const env = { ...process.env, BENCH_DATA_DIR: join(dir, 'data'), BENCH_RESULTS_DIR: join(dir, 'results') };
     const { stdout } = await run(
       process.execPath,
-      ['--import', 'tsx', 'bench/run.ts', '--games', '3000', '--op', 'player', '--requests', '5', '--duration', '1', '--soak', '0', '--skip', 'ingest,simulator'],
-      { env, timeout: 150_000, maxBuffer: 1 << 22 },
+      ['--import', 'tsx', 'bench/run.ts', '--games', '3000', '--op', 'player', '--requests', '5', '--duration', '1', '--soak', '0', '--under-ingest-games', '2000', '--skip', 'ingest,simulator'],
+      { env, timeout: 240_000, maxBuffer: 1 << 22 },
     );
     expect(stdout).toMatch(/\| player \| [\d.]+ \| [\d.]+ \| [\d,]+ \|/);
     const files = readdirSync(join(dir, 'results')).filter((f) => f.endsWith('.json'));
@@ -43,7 +45,19 @@ describe('npm run bench (smoke)', () => {
     const c0 = r.operations[0].cached;
     expect(c0.helloReqPerSec).toBeGreaterThan(0);
     expect(c0.percentOfHello).toBe(Math.round((100 * c0.reqPerSec) / c0.helloReqPerSec));
-    // The dataset's own count equals what the store holds (games written through writeBatch).
+    // API under ingest: the same operations idle and while `serve`'s indexer backfilled its chain.
+    expect(stdout).toMatch(/\| player \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \| ([✓✗]|ended) \|/);
+    expect(r.underIngest.rows.map((x: { name: string }) => x.name)).toEqual(['player', 'player token']);
+    for (const row of r.underIngest.rows) expect([row.idle.requests, row.underIngest.requests]).toEqual([5, 5]);
+    expect(r.underIngest.chainGames).toBe(2000);
+    expect(r.underIngest.gamesIngested).toBeGreaterThan(1000);
+    // Noisy neighbour: key B's three operations, alone and beside key A's load.
+    expect(r.noisyNeighbour.rows.map((x: { name: string }) => x.name)).toEqual(['stats', 'player', 'settledGames']);
+    for (const row of r.noisyNeighbour.rows) expect([row.alone.requests, row.withNeighbour.requests]).toEqual([5, 5]);
+    expect(r.noisyNeighbour.aOperations).toHaveLength(3);
+    expect(r.noisyNeighbour.aReqPerSec).toBeGreaterThan(0);
+    // The dataset's own count equals what the store holds (games written through writeBatch; the
+    // under-ingest phase's indexer wrote into a copy).
     const db = readdirSync(join(dir, 'data')).find((f) => f.endsWith('.db'))!;
     const store = await createStore({ common: createCommon(), config: { kind: 'sqlite', path: join(dir, 'data', db) } });
     try {
@@ -54,5 +68,5 @@ describe('npm run bench (smoke)', () => {
     } finally {
       await store.close();
     }
-  }, 180_000);
+  }, 300_000);
 });

@@ -50,6 +50,8 @@ const childEnv = (rpcUrl: string, databaseUrl: string, hermes: string, jupiter: 
   HERMES_URL: hermes,
   JUPITER_URL: jupiter,
   PAGE_SIZE: String(pageSize),
+  // Transactions of three pages (backfill.ts commitSignatures), so kills also land between pages held for one.
+  COMMIT_SIGNATURES: String(3 * pageSize),
   POLL_INTERVAL_MS: '200',
   RPC_MAX_RPS: '100000',
   CHILD_LOG_LEVEL: 'warn',

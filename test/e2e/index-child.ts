@@ -9,7 +9,7 @@ import { createStore } from '../../src/store/index.js';
 const config = loadConfig(process.env);
 const common = createCommon({ logger: createLogger({ level: process.env.CHILD_LOG_LEVEL ?? 'info' }) });
 const store = await createStore({ common, config: config.store });
-const { indexer } = await startIndexing({ common, config, store, indexer: { pageSize: Number(process.env.PAGE_SIZE ?? 1000), progress: 'log' } });
+const { indexer } = await startIndexing({ common, config, store, indexer: { pageSize: Number(process.env.PAGE_SIZE ?? 1000), backfillCommitSignatures: Number(process.env.COMMIT_SIGNATURES ?? 10_000), progress: 'log' } });
 process.stdout.write('STARTED\n');
 await indexer.backfilled();
 await indexer.syncNow();

@@ -85,7 +85,8 @@ describe.runIf(canMakeImmutable())('SQLite storage turns read-only mid-run (file
     stops.push(() => store.close());
     const t = await buildTestApp({ store });
     stops.push(() => t.close());
-    const indexer = buildIndexer({ rpcUrl: sim.rpcUrl, store, prices: simulatorPrices(sim), backfillDays: 6, options: { pageSize: 50 } });
+    // Two pages per backfill transaction (backfill.ts commitSignatures): writes happen mid-backfill.
+    const indexer = buildIndexer({ rpcUrl: sim.rpcUrl, store, prices: simulatorPrices(sim), backfillDays: 6, options: { pageSize: 50, backfillCommitSignatures: 100 } });
     stops.push(() => indexer.stop());
     const files = [path, `${path}-wal`];
     const setImmutable = (on: boolean) => {
@@ -123,7 +124,8 @@ describe('RPC node down', () => {
     stops.push(() => proxy.close());
     const store = await createStore({ common: createCommon(), config: { kind: 'sqlite', path: join(dir, 'rpc.db') } });
     stops.push(() => store.close());
-    const indexer = buildIndexer({ rpcUrl: proxy.url, store, prices: simulatorPrices(sim), backfillDays: 7, options: { pageSize: 50, errorDelayMs: 50 } });
+    // Two pages per backfill transaction (backfill.ts commitSignatures): the cut lands mid-backfill.
+    const indexer = buildIndexer({ rpcUrl: proxy.url, store, prices: simulatorPrices(sim), backfillDays: 7, options: { pageSize: 50, backfillCommitSignatures: 100, errorDelayMs: 50 } });
     stops.push(() => indexer.stop());
     const t = await buildTestApp({ store, sync: indexer.controller });
     stops.push(() => t.close());

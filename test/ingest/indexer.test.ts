@@ -84,7 +84,8 @@ describe('indexer over a controlled chain (fixture)', () => {
   it('stops cleanly mid-backfill and a new indexer resumes from the checkpoint: no loss, no duplicate, no refetch', async () => {
     const ledger = track(await startLedger({ txs: fixtureTxs, mints: fixture.mints })) as Ledger;
     const store = await setupStore();
-    const first = buildIndexer({ rpcUrl: ledger.url, store, clock: new ManualClock(fixture.nowMs), backfillDays: 500, options: { pageSize: 100 } });
+    // Transactions of three pages (backfill.ts commitSignatures): the checkpoint moves per group.
+    const first = buildIndexer({ rpcUrl: ledger.url, store, clock: new ManualClock(fixture.nowMs), backfillDays: 500, options: { pageSize: 100, backfillCommitSignatures: 300 } });
     await first.start();
     await waitFor(async () => (await store.queries.counts()).totalSignatures >= 800, 10_000, 'part of the backfill');
     await first.stop();
@@ -97,9 +98,10 @@ describe('indexer over a controlled chain (fixture)', () => {
     await second.syncNow();
     expect(await storedEventLines(store, poolsOf(fixture.events))).toEqual(expectedEventLines(fixture.events));
     expect((await store.queries.counts()).totalSignatures).toBe(fixtureTxs.length);
-    // The restart fetched only what the first run had not committed (a page in flight at most).
+    // The restart fetched only what the first run had not committed: at most the pages it held
+    // for its next transaction (< 300 signatures) and the two fetched ahead.
     const refetched = (ledger.calls.get('getTransaction') ?? 0) - fetchedBefore;
-    expect(refetched).toBeLessThanOrEqual(fixtureTxs.length - failedCount - (partial - failedCount) + 200);
+    expect(refetched).toBeLessThanOrEqual(fixtureTxs.length - failedCount - (partial - failedCount) + 300 + 200);
   });
 
   it('backfills only BACKFILL_DAYS back (by blockTime), and further back when it is raised', async () => {
@@ -118,7 +120,7 @@ describe('indexer over a controlled chain (fixture)', () => {
 
     // BACKFILL_DAYS raised: the next start extends the backfill from where it stopped — even
     // when that run is interrupted before it finishes (the old "done" mark must not stick).
-    const wider = buildIndexer({ rpcUrl: ledger.url, store, clock: new ManualClock(fixture.nowMs), backfillDays: 500, options: { pageSize: 100 } });
+    const wider = buildIndexer({ rpcUrl: ledger.url, store, clock: new ManualClock(fixture.nowMs), backfillDays: 500, options: { pageSize: 100, backfillCommitSignatures: 100 } });
     const before = (await store.queries.counts()).totalSignatures;
     await wider.start();
     await waitFor(async () => (await store.queries.counts()).totalSignatures > before, 10_000, 'the extension to start');
@@ -129,6 +131,35 @@ describe('indexer over a controlled chain (fixture)', () => {
     await again.backfilled();
     await again.syncNow();
     expect(again.controller.state().backfillDone).toBe(true);
+    expect(await storedEventLines(store, poolsOf(fixture.events))).toEqual(expectedEventLines(fixture.events));
+  });
+
+  it('commits the backfill in transactions of whole pages holding at least backfillCommitSignatures signatures, its first page alone', async () => {
+    const ledger = track(await startLedger({ txs: fixtureTxs, mints: fixture.mints })) as Ledger;
+    const store = await setupStore();
+    // The real store, observed: every transaction the indexer commits, in order.
+    const batches: { signatures: number; cursor: string | undefined }[] = [];
+    const observed = {
+      ...store,
+      writeBatch: (b: Parameters<typeof store.writeBatch>[0]) => {
+        batches.push({ signatures: b.signatures?.length ?? 0, cursor: b.state?.[STATE_KEYS.backfillCursor] });
+        return store.writeBatch(b);
+      },
+    };
+    const indexer = track(buildIndexer({ rpcUrl: ledger.url, store: observed, clock: new ManualClock(fixture.nowMs), backfillDays: 500, options: { pageSize: 100, backfillCommitSignatures: 250 } })) as Indexer;
+    await indexer.start();
+    await indexer.backfilled();
+    const backfill = batches.filter((b) => b.cursor !== undefined);
+    // The newest page alone (queryable at once), then three full pages per transaction
+    // (≥ 250 signatures), the rest of the history in the last one.
+    expect(backfill.length).toBe(1 + Math.ceil((fixtureTxs.length - 100) / 300));
+    expect(backfill[0]!.signatures).toBe(100);
+    for (const b of backfill.slice(1, -1)) expect(b.signatures).toBe(300);
+    expect(backfill.reduce((n, b) => n + b.signatures, 0)).toBe(fixtureTxs.length);
+    // Each checkpoint is the oldest signature of its transaction: the 100th, 400th, 700th, … newest.
+    const ordered = [...fixtureTxs].sort((a, b) => b.slot - a.slot || (a.signature < b.signature ? 1 : -1));
+    backfill.slice(0, -1).forEach((b, i) => expect(JSON.parse(b.cursor!).signature).toBe(ordered[100 + 300 * i - 1]!.signature));
+    await indexer.syncNow();
     expect(await storedEventLines(store, poolsOf(fixture.events))).toEqual(expectedEventLines(fixture.events));
   });
 });

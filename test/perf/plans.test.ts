@@ -1,10 +1,12 @@
 /**
  * Query plans (SQLite EXPLAIN QUERY PLAN) of every read the store runs for every operation and
  * filter × order combination the spec allows: docs/design.md §7 "no endpoint scans all games". Each
- * SELECT the store prepares is recorded with its parameters, then explained on the same file.
+ * statement the store prepares is recorded with its parameters, then explained on the same file.
  * A plan must not read a history-sized table without an index (`SCAN games` alone), and must
  * not sort raw events (games, pool changes) as a whole (`USE TEMP B-TREE FOR ORDER BY`; sorting only the
  * ties of an index prefix, "FOR LAST n TERMS OF ORDER BY", is fine: it stops at the page).
+ * And the converse (migration 0005): every index is used by some read or update, or is the
+ * conflict target of a write — an index nothing uses only slows the write path down.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -36,11 +38,12 @@ let f: Fixture;
 beforeAll(async () => {
   proto.prepare = function (this: unknown, sqlText: string) {
     const stmt = originalPrepare.call(this, sqlText);
-    if (/^\s*select/i.test(sqlText)) {
-      const all = stmt.all.bind(stmt);
-      stmt.all = (params: unknown[]) => {
-        recorded.set(sqlText, params);
-        return all(params);
+    // Every statement the store runs (reads, writes, migrations), with the parameters of its last run.
+    for (const method of ['all', 'run', 'get'] as const) {
+      const fn = stmt[method].bind(stmt);
+      stmt[method] = (params?: unknown[]) => {
+        recorded.set(sqlText, params ?? []);
+        return fn(params ?? []);
       };
     }
     return stmt;
@@ -49,7 +52,11 @@ beforeAll(async () => {
   path = join(dir, 'gamba.db');
   store = await createStore({ common: createCommon(), config: { kind: 'sqlite', path } });
   f = generateFixture({ seed: 3, games: 1500, poolChanges: 100 });
-  await loadFixture(store, f);
+  // The migrations' statements (and 0004's rebuild, which reads everything by design) are not the store's reads or writes.
+  recorded.clear();
+  // Half the prices after the games: the write path stores them un-priced and putPrices re-prices them.
+  await loadFixture(store, f, 'split');
+  await runEveryRead();
 });
 afterAll(async () => {
   proto.prepare = originalPrepare;
@@ -57,78 +64,93 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** Every read the API and the indexer make, for every filter × order the spec allows (recorded by the hooked prepare). */
+async function runEveryRead(): Promise<void> {
+  const q = store.queries;
+  const now = f.nowMs;
+  const gameFilters = [
+    {}, { creator: f.creators[3] }, { user: f.users[5] }, { token: f.tokens.USDC }, { pool: f.pools.SOL_B },
+    { onlyJackpots: true }, { creator: f.creators[0], token: f.tokens.SOL }, { pool: f.pools.BONK, onlyJackpots: true },
+    { user: f.users[0], creator: f.creators[0], token: f.tokens.SOL, pool: f.pools.SOL_A },
+  ];
+  for (const fl of gameFilters) {
+    for (const orderBy of ['time', 'multiplier', 'usd_profit'] as SettledGamesOrderBy[]) {
+      for (const sorting of ['ASC', 'DESC'] as const) {
+        const base = { ...fl, onlyJackpots: fl.onlyJackpots === true, orderBy, sorting, itemsPerPage: 3 };
+        const r = await q.settledGames({ ...base, page: 1 });
+        const first = await q.settledGames({ ...base, page: 0 });
+        if (first.nextCursor) await q.settledGames({ ...base, page: 0, cursor: first.nextCursor });
+        expect(r.total).toBeGreaterThanOrEqual(0);
+      }
+    }
+  }
+  const playerFilters = [{}, { creator: f.creators[1] }, { token: f.tokens.SOL }, { pool: f.pools.SOL_A }, { creator: f.creators[1], token: f.tokens.SOL }, { creator: f.creators[0], pool: f.pools.BONK }, { startTime: now - 30 * 86_400_000 }, { startTime: now - 3_600_000, pool: f.pools.SOL_A },
+    { startTime: now - 30 * 86_400_000, token: f.tokens.SOL }, { startTime: now - 30 * 86_400_000, creator: f.creators[1] }, { startTime: now - 30 * 86_400_000, creator: f.creators[1], token: f.tokens.SOL },
+  ];
+  for (const fl of playerFilters) {
+    for (const sortBy of ['usd_profit', 'usd_volume', 'token_volume', 'token_profit'] as const) {
+      // token_* sorts need one token (token or pool); the API answers 400 otherwise (docs/design.md §4).
+      if (sortBy.startsWith('token_') && !('token' in fl) && !('pool' in fl)) continue;
+      await q.players({ ...fl, sortBy, limit: 10, offset: 10 });
+    }
+  }
+  await q.stats({ now });
+  await q.stats({ now, creator: f.creators[0] });
+  await q.stats({ now, startTime: now - 7 * 86_400_000 });
+  await q.stats({ now, creator: f.creators[0], startTime: now - 7 * 86_400_000 });
+  await q.platforms({ limit: 10, days: 7, sortBy: 'usd_volume', now });
+  await q.platforms({ limit: 10, days: 30, sortBy: 'usd_revenue', now });
+  await q.player({ user: f.users[0]! });
+  await q.player({ user: f.users[0]!, creator: f.creators[0], token: f.tokens.SOL });
+  await q.counts();
+  await q.poolChanges({ pool: f.pools.SOL_A, page: 1, itemsPerPage: 5 });
+  const pc = await q.poolChanges({ pool: f.pools.SOL_A, page: 0, itemsPerPage: 5 });
+  await q.poolChanges({ pool: f.pools.SOL_A, page: 0, itemsPerPage: 5, cursor: pc.nextCursor! });
+  await q.tokens({});
+  await q.tokens({ creator: f.creators[0] });
+  await q.total(f.pools.SOL_A);
+  await q.daily({ pool: f.pools.SOL_A, days: 300, now });
+  await q.ratio({ pool: f.pools.SOL_A, now });
+  await q.chartPlays({ days: 30, now });
+  await q.chartDaoUsd({ days: 30, now, creator: f.creators[0] });
+  await q.platformsByPool(f.pools.SOL_A);
+  for (const sortBy of ['tvl_usd', 'usd_volume', 'plays', 'pool_fees_usd', 'created_time'] as const) {
+    for (const token of [undefined, f.tokens.USDC]) {
+      const first = await q.pools({ sortBy, token, limit: 1 });
+      expect(first.nextCursor).not.toBeNull();
+      await q.pools({ sortBy, token, limit: 1, cursor: first.nextCursor! });
+    }
+  }
+  const H = 3_600_000;
+  const midnight = Math.floor(now / 86_400_000) * 86_400_000;
+  for (const [startTime, endTime] of [[undefined, undefined], [now - H, now], [midnight - 30 * H, midnight + H], [now - 400 * 24 * H, now], [now - 90 * 24 * H, undefined], [undefined, now - 24 * H]] as const) {
+    expect(await q.pool({ pool: f.pools.SOL_A, startTime, endTime })).toBeDefined();
+  }
+  // The indexer's and the key service's reads and updates.
+  await store.unpricedHours(10);
+  await store.getPrices(f.tokens.SOL!, f.nowMs - 86_400_000, f.nowMs);
+  await store.knownSignatures(f.signatures.slice(0, 20).map((s) => s.signature));
+  await store.setState({ 'plans.test': '1' });
+  await store.getState('plans.test');
+  await store.keys.insert({ id: 'k1', name: 'plans', tier: 'standard', rpm: 100, burst: 200, keyHash: 'a'.repeat(64), createdAt: f.nowMs, expiresAt: null, revokedAt: null });
+  await store.keys.findByHash('a'.repeat(64));
+  await store.keys.revoke('k1', f.nowMs);
+  await store.keys.list();
+}
+
 describe('query plans (SQLite)', () => {
   it('every read of every operation uses an index on history-sized tables', async () => {
-    const q = store.queries;
-    const now = f.nowMs;
-    recorded.clear();
-    const gameFilters = [
-      {}, { creator: f.creators[3] }, { user: f.users[5] }, { token: f.tokens.USDC }, { pool: f.pools.SOL_B },
-      { onlyJackpots: true }, { creator: f.creators[0], token: f.tokens.SOL }, { pool: f.pools.BONK, onlyJackpots: true },
-      { user: f.users[0], creator: f.creators[0], token: f.tokens.SOL, pool: f.pools.SOL_A },
-    ];
-    for (const fl of gameFilters) {
-      for (const orderBy of ['time', 'multiplier', 'usd_profit'] as SettledGamesOrderBy[]) {
-        for (const sorting of ['ASC', 'DESC'] as const) {
-          const base = { ...fl, onlyJackpots: fl.onlyJackpots === true, orderBy, sorting, itemsPerPage: 3 };
-          const r = await q.settledGames({ ...base, page: 1 });
-          const first = await q.settledGames({ ...base, page: 0 });
-          if (first.nextCursor) await q.settledGames({ ...base, page: 0, cursor: first.nextCursor });
-          expect(r.total).toBeGreaterThanOrEqual(0);
-        }
-      }
-    }
-    const playerFilters = [{}, { creator: f.creators[1] }, { token: f.tokens.SOL }, { pool: f.pools.SOL_A }, { creator: f.creators[1], token: f.tokens.SOL }, { creator: f.creators[0], pool: f.pools.BONK }, { startTime: now - 30 * 86_400_000 }, { startTime: now - 3_600_000, pool: f.pools.SOL_A }];
-    for (const fl of playerFilters) {
-      for (const sortBy of ['usd_profit', 'usd_volume', 'token_volume', 'token_profit'] as const) {
-        // token_* sorts need one token (token or pool); the API answers 400 otherwise (docs/design.md §4).
-        if (sortBy.startsWith('token_') && !('token' in fl) && !('pool' in fl)) continue;
-        await q.players({ ...fl, sortBy, limit: 10, offset: 10 });
-      }
-    }
-    await q.stats({ now });
-    await q.stats({ now, creator: f.creators[0] });
-    await q.stats({ now, startTime: now - 7 * 86_400_000 });
-    await q.stats({ now, creator: f.creators[0], startTime: now - 7 * 86_400_000 });
-    await q.platforms({ limit: 10, days: 7, sortBy: 'usd_volume', now });
-    await q.platforms({ limit: 10, days: 30, sortBy: 'usd_revenue', now });
-    await q.player({ user: f.users[0]! });
-    await q.player({ user: f.users[0]!, creator: f.creators[0], token: f.tokens.SOL });
-    await q.counts();
-    await q.poolChanges({ pool: f.pools.SOL_A, page: 1, itemsPerPage: 5 });
-    const pc = await q.poolChanges({ pool: f.pools.SOL_A, page: 0, itemsPerPage: 5 });
-    await q.poolChanges({ pool: f.pools.SOL_A, page: 0, itemsPerPage: 5, cursor: pc.nextCursor! });
-    await q.tokens({});
-    await q.tokens({ creator: f.creators[0] });
-    await q.total(f.pools.SOL_A);
-    await q.daily({ pool: f.pools.SOL_A, days: 300, now });
-    await q.ratio({ pool: f.pools.SOL_A, now });
-    await q.chartPlays({ days: 30, now });
-    await q.chartDaoUsd({ days: 30, now, creator: f.creators[0] });
-    await q.platformsByPool(f.pools.SOL_A);
-    for (const sortBy of ['tvl_usd', 'usd_volume', 'plays', 'pool_fees_usd', 'created_time'] as const) {
-      for (const token of [undefined, f.tokens.USDC]) {
-        const first = await q.pools({ sortBy, token, limit: 1 });
-        expect(first.nextCursor).not.toBeNull();
-        await q.pools({ sortBy, token, limit: 1, cursor: first.nextCursor! });
-      }
-    }
-    const H = 3_600_000;
-    const midnight = Math.floor(now / 86_400_000) * 86_400_000;
-    for (const [startTime, endTime] of [[undefined, undefined], [now - H, now], [midnight - 30 * H, midnight + H], [now - 400 * 24 * H, now], [now - 90 * 24 * H, undefined], [undefined, now - 24 * H]] as const) {
-      expect(await q.pool({ pool: f.pools.SOL_A, startTime, endTime })).toBeDefined();
-    }
-    expect(recorded.size).toBeGreaterThan(40);
+    const reads = new Map([...recorded].filter(([sqlText]) => /^\s*select/i.test(sqlText)));
+    expect(reads.size).toBeGreaterThan(40);
     // The checker itself flags what it must (a COUNT over history, a full sort of raw games).
-    recorded.set('select count(*) as n from games', []);
-    recorded.set('select signature from games where creator = ? order by wager limit 5', [f.creators[0]]);
-    recorded.set('select player from ru_user_t where token = ? order by usd_net desc limit 5', [f.tokens.SOL]);
-    recorded.set('select pool from ru_pool order by usd_house_pnl desc limit 5', []);
-
+    reads.set('select count(*) as n from games', []);
+    reads.set('select signature from games where creator = ? order by wager limit 5', [f.creators[0]]);
+    reads.set('select player from ru_user_t where token = ? order by usd_net desc limit 5', [f.tokens.SOL]);
+    reads.set('select pool from ru_pool order by usd_house_pnl desc limit 5', []);
     const raw = new BetterSqlite3(path, { readonly: true });
     const bad: string[] = [];
     try {
-      for (const [sqlText, params] of recorded) {
+      for (const [sqlText, params] of reads) {
         const plan = (originalPrepare.call(raw, `explain query plan ${sqlText}`).all(params) as { detail: string }[]).map((r) => r.detail);
         const text = plan.join(' | ');
         // A SCAN of a big table (even through an index) reads all of it, unless LIMIT stops an ordered scan.
@@ -141,7 +163,10 @@ describe('query plans (SQLite)', () => {
           return t !== undefined && BIG.includes(aliases.get(t.toLowerCase()) ?? t) && !limited;
         });
         // A windowed leaderboard sorts its grouped window rows (bounded by the window), not raw games.
-        const rawSort = /\b(games|pool_changes)\b/.test(text) && !/\b(ru_daily|ru_block_user)\b/.test(text) && plan.includes('USE TEMP B-TREE FOR ORDER BY');
+        // The indexer's re-pricing job reads un-priced rows through the partial indexes on them:
+        // bounded by the un-priced backlog, not by history.
+        const backlog = /\busing (covering )?index (g|pc)_unpriced\b/i.test(text);
+        const rawSort = /\b(games|pool_changes)\b/.test(text) && !/\b(ru_daily|ru_block_user)\b/.test(text) && !backlog && plan.includes('USE TEMP B-TREE FOR ORDER BY');
         const leaderboardSort = (PLAYER_ROLLUP.test(sqlText) || POOL_LIST.test(sqlText)) && plan.some((d) => d.startsWith('USE TEMP B-TREE FOR ORDER BY'));
         if (fullScan || rawSort || leaderboardSort) bad.push(`${sqlText.replace(/\s+/g, ' ').slice(0, 160)}\n    ${text}`);
       }
@@ -153,5 +178,46 @@ describe('query plans (SQLite)', () => {
     expect(bad[1]).toMatch(/order by wager/);
     expect(bad[2]).toMatch(/order by usd_net/);
     expect(bad[3]).toMatch(/order by usd_house_pnl/);
+  });
+  it('every index is used by some read or update, or is the conflict target of a write', () => {
+    const raw = new BetterSqlite3(path, { readonly: true });
+    try {
+      const used = new Set<string>();
+      for (const [sqlText, params] of recorded) {
+        if (/^\s*insert/i.test(sqlText)) {
+          // An upsert's conflict target needs the unique index on exactly those columns.
+          const table = /^\s*insert into "?(\w+)"?/i.exec(sqlText)?.[1];
+          const target = /\bon conflict \(([^)]*)\)/i.exec(sqlText)?.[1];
+          if (table && target) used.add(`${table}(${target.replace(/["\s]/g, '')})`);
+          continue;
+        }
+        if (!/^\s*(select|update|delete|with)\b/i.test(sqlText)) continue;
+        const plan = originalPrepare.call(raw, `explain query plan ${sqlText}`).all(params) as { detail: string }[];
+        for (const { detail } of plan) {
+          const m = /USING (?:COVERING )?INDEX (\w+)/.exec(detail);
+          if (m) used.add(m[1]!);
+        }
+      }
+      const indexes = originalPrepare.call(raw, `select name, tbl_name as tbl from sqlite_master where type = 'index'`).all([]) as { name: string; tbl: string }[];
+      const columns = (name: string) => (originalPrepare.call(raw, `select name from pragma_index_info(?) order by seqno`).all([name]) as { name: string }[]).map((c) => c.name).join(',');
+      const unused = indexes
+        // Kysely's own migration bookkeeping is not ours.
+        .filter((i) => !i.tbl.startsWith('schema_migrations'))
+        .filter((i) => !used.has(i.name) && !used.has(`${i.tbl}(${columns(i.name)})`))
+        .map((i) => `${i.tbl}.${i.name} (${columns(i.name)})`);
+      expect(indexes.length).toBeGreaterThan(60);
+      expect(unused, `indexes nothing uses: ${unused.join(', ')}`).toEqual([]);
+      // The check itself sees an index nothing uses.
+      const spare = new BetterSqlite3(path);
+      try {
+        spare.exec('create index plans_test_spare on games (slot, payout)');
+      } finally {
+        spare.close();
+      }
+      const after = originalPrepare.call(raw, `select name from sqlite_master where type = 'index' and name = 'plans_test_spare'`).all([]) as { name: string }[];
+      expect(after.map((i) => i.name).filter((n) => !used.has(n))).toEqual(['plans_test_spare']);
+    } finally {
+      raw.close();
+    }
   });
 });

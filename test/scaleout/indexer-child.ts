@@ -13,7 +13,7 @@ const { indexer } = await startIndexing({
   common,
   config,
   store,
-  indexer: { pageSize: Number(process.env.PAGE_SIZE ?? 1000), progress: 'off' },
+  indexer: { pageSize: Number(process.env.PAGE_SIZE ?? 1000), backfillCommitSignatures: Number(process.env.COMMIT_SIGNATURES ?? 10_000), progress: 'off' },
   leader: { pollIntervalMs: Number(process.env.LEADER_POLL_MS ?? 3000), onChange: (role) => process.stdout.write(`${role.toUpperCase()}\n`) },
 });
 await indexer.backfilled();

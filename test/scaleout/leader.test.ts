@@ -47,6 +47,7 @@ describe('leader election (two indexers, one PostgreSQL)', () => {
       DATABASE_URL: db.databaseUrl,
       BACKFILL_DAYS: '3650',
       PAGE_SIZE: '100',
+      COMMIT_SIGNATURES: '200',
       POLL_INTERVAL_MS: '200',
       RPC_MAX_RPS: '100000',
       LEADER_POLL_MS: '500',

@@ -7,8 +7,9 @@ import { GAMBA_PROGRAM_ID } from '../../src/protocol/index.js';
 import { allSignatures, collect, rpc, rpcRaw, startTestSimulator, type SignatureInfo, type TestSim } from './helpers.js';
 
 /**
- * Same seed (and start time) ⇒ byte-identical answers across restarts; paging with
- * before/until over the whole history neither repeats nor skips a signature.
+ * Same seed (and start time) ⇒ byte-identical answers across restarts — also when one of the
+ * two rendered its getTransaction answers ahead (`renderAhead`); paging with before/until over
+ * the whole history neither repeats nor skips a signature.
  */
 const OPTS = { seed: 5, days: 3, playsPerDay: 300 };
 let a: TestSim;
@@ -17,7 +18,8 @@ let sigs: SignatureInfo[];
 
 beforeAll(async () => {
   a = await startTestSimulator(OPTS);
-  b = await startTestSimulator(OPTS);
+  b = await startTestSimulator({ ...OPTS, renderAhead: true });
+  await b.sim.ready();
   sigs = await allSignatures(a.sim.rpcUrl, GAMBA_PROGRAM_ID);
 });
 
@@ -34,7 +36,7 @@ function compareBytes(x: Uint8Array, y: Uint8Array): number {
 }
 
 describe('determinism', () => {
-  it('answers byte-identically on two simulators started with the same seed', async () => {
+  it('answers byte-identically on two simulators started with the same seed (one rendering ahead)', async () => {
     const sample = sigs.filter((_, i) => i % 37 === 0).map((s) => s.signature);
     const requests: unknown[] = [
       { jsonrpc: '2.0', id: 1, method: 'getSignaturesForAddress', params: [GAMBA_PROGRAM_ID, { limit: 1000 }] },
@@ -61,6 +63,26 @@ describe('determinism', () => {
     expect(na).toBeGreaterThan(500);
     expect(na).toBe(nb);
     expect(readFileSync(join(dir, 'a.ndjson'))).toEqual(readFileSync(join(dir, 'b.ndjson')));
+  });
+
+  it('serves answers rendered ahead only while the truncated-logs fault does not apply to them', async () => {
+    const sample = sigs.filter((s, i) => i % 11 === 0 && s.err === null).map((s) => s.signature);
+    const req = (s: string) => ({ jsonrpc: '2.0', id: 1, method: 'getTransaction', params: [s, { encoding: 'json', maxSupportedTransactionVersion: 0 }] });
+    a.sim.setFaults('truncate=0.5');
+    b.sim.setFaults('truncate=0.5');
+    try {
+      let truncated = 0;
+      for (const s of sample) {
+        const [x, y] = await Promise.all([rpcRaw(a.sim.rpcUrl, req(s)), rpcRaw(b.sim.rpcUrl, req(s))]);
+        expect(x.text).toBe(y.text);
+        if (x.text.includes('Log truncated')) truncated++;
+      }
+      expect(truncated).toBeGreaterThan(0);
+      expect(truncated).toBeLessThan(sample.length);
+    } finally {
+      a.sim.setFaults(null);
+      b.sim.setFaults(null);
+    }
   });
 
   it('gives another chain for another seed', async () => {

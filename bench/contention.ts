@@ -1,0 +1,223 @@
+// The benchmark's contention phases (docs/benchmarks.md): the API while the indexer backfills
+// into the same store, and one key's p99 while another key keeps its whole allowance busy.
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { spawnChild, type Child } from './children.js';
+import type { Dataset } from './dataset.js';
+import { measureLatency, type Latency } from './load.js';
+import type { Operation } from './operations.js';
+
+/** Both phases' target: p99 ≤ 20 ms (under ingest also ≤ 2× the idle p99). */
+export const CONTENTION_P99_MS = 20;
+
+interface SimUrls {
+  rpcUrl: string;
+  hermesUrl: string;
+  jupiterUrl: string;
+}
+
+export interface UnderIngestRow {
+  name: string;
+  idle: Latency;
+  underIngest: Latency;
+  /** underIngest.p99 ÷ idle.p99. */
+  ratio: number;
+  /** The backfill was still running when this row's last request was answered. */
+  ingestRunning: boolean;
+  /** ≤ 2× idle and ≤ 20 ms (judged only while the ingest ran). */
+  met: boolean;
+}
+
+export interface UnderIngestFigures {
+  /** Games in the chain the indexer backfills (its own simulator, answers rendered ahead). */
+  chainGames: number;
+  /** Games the indexer stored of the chain (its backfill given ≤ 2 more minutes after the rows). */
+  gamesIngested: number;
+  /** Games the indexer stored while the operations were measured, and the rate. */
+  gamesDuringRun: number;
+  gamesPerSec: number;
+  /** Whether the backfill was still running when the last operation was measured. */
+  ingestCoveredRun: boolean;
+  seconds: number;
+  rows: UnderIngestRow[];
+}
+
+async function getJson(baseUrl: string, path: string, key: string): Promise<any> {
+  const res = await fetch(baseUrl + path, { headers: { 'x-api-key': key } });
+  return res.json();
+}
+
+function copySqlite(from: string, dir: string): string {
+  const to = join(dir, 'gamba.db');
+  for (const suffix of ['', '-wal']) if (existsSync(from + suffix)) copyFileSync(from + suffix, to + suffix);
+  return to;
+}
+
+/**
+ * "API under ingest": uncached latency of every operation on a copy of the dataset, first with the
+ * API alone (`serve --no-indexer`), then as `serve` runs when it also indexes (`serve` with
+ * SOLANA_RPC_URL: the API and the indexer as the CLI wires them, whatever the process topology
+ * is) while its indexer backfills a chain of `chainGames` games from its own simulator (one day,
+ * answers rendered ahead, so the indexer runs at full speed) into the same SQLite file. The
+ * dataset is copied first: the cached file stays as it was built. SQLite only.
+ */
+export async function measureUnderIngest(o: {
+  ds: Dataset;
+  ops: Operation[];
+  key: string;
+  requests: number;
+  chainGames: number;
+  concurrency: number;
+  logLevel: string;
+  log: (m: string) => void;
+}): Promise<UnderIngestFigures> {
+  if (o.ds.store.kind !== 'sqlite') throw new Error('API under ingest: SQLite datasets only');
+  const dir = mkdtempSync(join(tmpdir(), 'gamba-bench-under-ingest-'));
+  const headers = { 'x-api-key': o.key };
+  let sim: Child | undefined;
+  try {
+    const path = copySqlite(o.ds.store.path, dir);
+    const serveEnv = { DATABASE_URL: `sqlite:${path}`, LOG_LEVEL: o.logLevel, CACHE_TTL_MS: '0' };
+    const idle = new Map<string, Latency>();
+    const a = await spawnChild({ script: 'bench/entries/cli.ts', args: ['serve', '--no-indexer', '--host', '127.0.0.1', '--port', '0'], env: { ...serveEnv, SOLANA_RPC_URL: undefined }, ready: /listening on (http:\/\/[^\s)]+)/ });
+    let before: number;
+    try {
+      for (const op of o.ops) idle.set(op.name, await measureLatency(a.ready[1]!, (i) => op.path(i), o.requests, headers));
+      // The copy's games before the indexer runs (the dataset's own).
+      before = Number((await getJson(a.ready[1]!, '/sync/status', o.key)).data?.totalGames ?? 0);
+    } finally {
+      await a.stop();
+    }
+
+    o.log(`under ingest: simulator with ${o.chainGames.toLocaleString('en-US')} games, rendering its answers ahead…`);
+    sim = await spawnChild({
+      script: 'bench/entries/simulator.ts',
+      args: [JSON.stringify({ seed: 3, days: 1, playsPerDay: o.chainGames, liveRate: 0, renderAhead: true })],
+      ready: /^rpc (.*)$/,
+    });
+    const urls = JSON.parse(sim.ready[1]!) as SimUrls;
+    await sim.waitLine(/^ready/, 3_600_000);
+    const b = await spawnChild({
+      script: 'bench/entries/cli.ts',
+      args: ['serve', '--host', '127.0.0.1', '--port', '0'],
+      env: {
+        ...serveEnv,
+        SOLANA_RPC_URL: urls.rpcUrl,
+        HERMES_URL: urls.hermesUrl,
+        JUPITER_URL: urls.jupiterUrl,
+        BACKFILL_DAYS: '2',
+        RPC_CONCURRENCY: String(o.concurrency),
+        RPC_MAX_RPS: '100000',
+      },
+      ready: /listening on (http:\/\/[^\s)]+)/,
+    });
+    try {
+      const url = b.ready[1]!;
+      const games = async () => Number((await getJson(url, '/sync/status', o.key)).data?.totalGames ?? 0);
+      // Measure once the indexer is writing (its first transaction committed).
+      for (let waited = 0; (await games()) === before && waited < 120_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+      const g0 = await games();
+      const t0 = performance.now();
+      const rows: UnderIngestRow[] = [];
+      for (const op of o.ops) {
+        const l = await measureLatency(url, (i) => op.path(i), o.requests, headers);
+        const ingestRunning = (await getJson(url, '/status', o.key)).syncing === true;
+        const i = idle.get(op.name)!;
+        const ratio = Math.round((100 * l.p99) / Math.max(0.01, i.p99)) / 100;
+        rows.push({ name: op.name, idle: i, underIngest: l, ratio, ingestRunning, met: l.p99 <= CONTENTION_P99_MS && ratio <= 2 });
+        o.log(`under ingest ${op.name}: p99 ${l.p99} ms (idle ${i.p99} ms, ×${ratio})${ingestRunning ? '' : ' — the backfill had ended'}`);
+      }
+      const seconds = (performance.now() - t0) / 1000;
+      const g1 = await games();
+      const gamesDuringRun = g1 - g0;
+      const status = await getJson(url, '/status', o.key);
+      // Then let the backfill finish (bounded) to report what the indexer stored of the chain.
+      for (let waited = 0; (await getJson(url, '/status', o.key)).syncing === true && waited < 120_000; waited += 250) await new Promise((r) => setTimeout(r, 250));
+      return {
+        chainGames: o.chainGames,
+        gamesIngested: (await games()) - before,
+        gamesDuringRun,
+        gamesPerSec: Math.round(gamesDuringRun / seconds),
+        ingestCoveredRun: status.syncing === true,
+        seconds,
+        rows,
+      };
+    } finally {
+      await b.stop();
+    }
+  } finally {
+    await sim?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export interface NoisyNeighbourFigures {
+  /** Key A's operations (the most expensive uncached ones) and its load. */
+  aOperations: string[];
+  aConnections: number;
+  aReqPerSec: number;
+  aNon2xx: number;
+  rows: { name: string; alone: Latency; withNeighbour: Latency; met: boolean }[];
+}
+
+/**
+ * "Noisy neighbour": key A keeps its whole allowance busy — `connections` keep-alive connections
+ * (the per-key concurrency cap, docs/hardening.md "Limits") sending the most expensive operations
+ * with varying URLs, uncached (CACHE_TTL_MS=0), an enterprise key so the rate limit never stops
+ * it — while key B's uncached p99 on `bOps` is measured (first alone, then with A running).
+ * Target: B's p99 ≤ 20 ms. `serve --no-indexer` on the dataset, as the CLI runs it.
+ */
+export async function measureNoisyNeighbour(o: {
+  ds: Dataset;
+  keyA: string;
+  keyB: string;
+  aOps: Operation[];
+  bOps: Operation[];
+  requests: number;
+  connections: number;
+  logLevel: string;
+  log: (m: string) => void;
+}): Promise<NoisyNeighbourFigures> {
+  const databaseUrl = o.ds.store.kind === 'sqlite' ? `sqlite:${o.ds.store.path}` : o.ds.store.url;
+  const server = await spawnChild({
+    script: 'bench/entries/cli.ts',
+    args: ['serve', '--no-indexer', '--host', '127.0.0.1', '--port', '0'],
+    env: { DATABASE_URL: databaseUrl, LOG_LEVEL: o.logLevel, CACHE_TTL_MS: '0', SOLANA_RPC_URL: undefined },
+    ready: /listening on (http:\/\/[^\s)]+)/,
+  });
+  try {
+    const url = server.ready[1]!;
+    const b = { 'x-api-key': o.keyB };
+    const alone = new Map<string, Latency>();
+    for (const op of o.bOps) alone.set(op.name, await measureLatency(url, (i) => op.path(i), o.requests, b));
+
+    // A's load runs until B's measurement is done (bounded: 10 minutes at most).
+    const paths = o.aOps.flatMap((op) => Array.from({ length: 100 }, (_, i) => op.path(i)));
+    let stopA!: () => void;
+    const aDone = new Promise<autocannon.Result>((resolve, reject) => {
+      const inst = autocannon(
+        { url, connections: o.connections, duration: 600, headers: { 'x-api-key': o.keyA }, requests: paths.map((p) => ({ method: 'GET' as const, path: p })) },
+        (err: unknown, r: autocannon.Result) => (err ? reject(err) : resolve(r)),
+      );
+      stopA = () => inst.stop();
+    });
+    // Let A fill its allowance first.
+    await new Promise((r) => setTimeout(r, 1000));
+    const rows: NoisyNeighbourFigures['rows'] = [];
+    try {
+      for (const op of o.bOps) {
+        const l = await measureLatency(url, (i) => op.path(i), o.requests, b);
+        rows.push({ name: op.name, alone: alone.get(op.name)!, withNeighbour: l, met: l.p99 <= CONTENTION_P99_MS });
+        o.log(`noisy neighbour: key B ${op.name} p99 ${l.p99} ms (alone ${alone.get(op.name)!.p99} ms)`);
+      }
+    } finally {
+      stopA();
+    }
+    const r = await aDone;
+    return { aOperations: o.aOps.map((op) => op.name), aConnections: o.connections, aReqPerSec: Math.round(r.requests.average), aNon2xx: r.non2xx, rows };
+  } finally {
+    await server.stop();
+  }
+}
