@@ -77,7 +77,7 @@ export interface ServerChild {
 /** `serve --no-indexer` over `dbPath` on an ephemeral loopback port, from source (as the tests run the CLI). */
 export async function startServeChild(dbPath: string): Promise<ServerChild> {
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: `sqlite:${dbPath}`, LOG_LEVEL: 'warn' };
-  const proc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/keys/run-cli.ts'), 'serve', '--no-indexer'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/helpers/entries/run-cli.ts'), 'serve', '--no-indexer'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   proc.stdout!.on('data', (c) => (out += String(c)));
   proc.stderr!.on('data', (c) => (out += String(c)));

@@ -10,7 +10,7 @@ import type { Common } from '../core/index.js';
  *
  * Entry resolution: `process.execPath` with this process's `execArgv` and script
  * (`process.argv[1]`), so a production run (`bin/gamba-analytics.js` over `dist/`) forks the
- * compiled CLI and a dev/test run (`node --import tsx test/e2e/run-cli.ts`) forks the
+ * compiled CLI and a dev/test run (`node --import tsx test/helpers/entries/run-cli.ts`) forks the
  * TypeScript sources the same way.
  *
  * Each child gets its own process group (`detached`): a Ctrl-C in a terminal reaches only this

@@ -54,7 +54,7 @@ const PAGES_AHEAD = 2;
  * the transaction dirtied to SQLite's WAL, and the game listing indexes, the signature index
  * and the per-player rollups are keyed by player, signature or amount, so a batch touches
  * pages all over them: at one page (≈ 500 games) per transaction the WAL took ≈ 44 KB per game,
- * at ten pages ≈ 9 KB (`test/perf/write-rate.ts`, docs/benchmarks.md "Ingest"). Ten pages hold
+ * at ten pages ≈ 9 KB (`bench/write-rate.ts`, docs/benchmarks.md "Ingest"). Ten pages hold
  * ≈ 5,000 games; the checkpoint still moves with every commit, so a crash loses nothing.
  */
 export const COMMIT_SIGNATURES = 10_000;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type TestApp, buildTestApp } from '../helpers/app.js';
-import { expectError, http } from './support.js';
+import { expectError, http } from '../helpers/api-operations.js';
 
 /** Authentication (docs/spec.md §5, docs/design.md §4): header precedence, one 401 for every bad key, per-IP guard. */
 describe('authentication', () => {

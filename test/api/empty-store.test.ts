@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { dayToDate, dayOf, isoMs } from '../../src/core/index.js';
 import { type TestApp, buildTestApp } from '../helpers/app.js';
-import { ADDR, MINT, OPERATIONS, call, expectError, http } from './support.js';
+import { ADDR, MINT, OPERATIONS, call, expectError, http } from '../helpers/api-operations.js';
 
 /** An empty store answers every operation with zeros and empty lists, never an error (docs/architecture.md "Done when"). */
 let t: TestApp;

@@ -10,7 +10,7 @@ import { createMemoryRateLimiter } from '../../src/ratelimit/index.js';
 import type { Store } from '../../src/store/index.js';
 import { type TestApp, buildTestApp } from '../helpers/app.js';
 import { setupStore } from '../helpers/store.js';
-import { type Res, expectError, http } from './support.js';
+import { type Res, expectError, http } from '../helpers/api-operations.js';
 
 /** The error contract (docs/spec.md §7, docs/design.md §4 "Errors"): one JSON body for every error, framework ones included. */
 

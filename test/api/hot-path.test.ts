@@ -21,9 +21,9 @@ import { type KeyService, createKeyService } from '../../src/keys/index.js';
 import type { LocatedEvent } from '../../src/protocol/index.js';
 import { type RateLimiter, createMemoryRateLimiter } from '../../src/ratelimit/index.js';
 import { type Store, createStore } from '../../src/store/index.js';
-import { loadFixture } from '../contract/context.js';
+import { loadFixture } from '../helpers/contract-world.js';
 import { type Fixture, generateFixture } from '../helpers/fixture.js';
-import { expectError, http } from './support.js';
+import { expectError, http } from '../helpers/api-operations.js';
 
 interface Served {
   url: string;

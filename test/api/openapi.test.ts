@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { API_VERSION, ERROR_CODES } from '../../src/api/index.js';
 import { type TestApp, buildTestApp } from '../helpers/app.js';
-import { OPERATIONS, http } from './support.js';
+import { OPERATIONS, http } from '../helpers/api-operations.js';
 
 /** OpenAPI 3.1 generated from the route schemas (one source of truth), public. */
 let t: TestApp;

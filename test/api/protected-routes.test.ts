@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type TestApp, buildTestApp } from '../helpers/app.js';
-import { OPERATIONS, call, expectError, http, rateHeaders } from './support.js';
+import { OPERATIONS, call, expectError, http, rateHeaders } from '../helpers/api-operations.js';
 
 /**
  * The shared generator (docs/architecture.md convention 8): every protected operation gets its missing-key,

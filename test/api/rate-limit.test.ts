@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type TestApp, buildTestApp } from '../helpers/app.js';
-import { ADDR, expectError, http, rateHeaders } from './support.js';
+import { ADDR, expectError, http, rateHeaders } from '../helpers/api-operations.js';
 
 /** Rate limits over HTTP (docs/spec.md §8, docs/design.md §4), time driven by a ManualClock. */
 let t: TestApp;

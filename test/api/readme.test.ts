@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expect, test } from 'vitest';
-import { OPERATIONS } from './support.js';
+import { OPERATIONS } from '../helpers/api-operations.js';
 
 /** The README documents every operation with a curl example and keeps its two-command Quickstart (docs/architecture.md). */
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type TestApp, buildTestApp } from '../helpers/app.js';
-import { ADDR, MINT, expectError, http, rateHeaders } from './support.js';
+import { ADDR, MINT, expectError, http, rateHeaders } from '../helpers/api-operations.js';
 
 /** Every parameter rule of docs/design.md §4 → 400 INVALID_PARAMETER naming the parameter (and the rule). */
 let t: TestApp;

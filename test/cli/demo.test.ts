@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const ENTRY = join(ROOT, 'test/keys/run-cli.ts');
+const ENTRY = join(ROOT, 'test/helpers/entries/run-cli.ts');
 const dir = mkdtempSync(join(tmpdir(), 'gamba-demo-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

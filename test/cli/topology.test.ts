@@ -18,10 +18,10 @@ import { createCommon } from '../../src/core/index.js';
 import { createKeyService } from '../../src/keys/index.js';
 import { createStore } from '../../src/store/index.js';
 import { cliChild, storageWriteBytes, tcpSocketsOf } from '../helpers/proc.js';
-import { freePort } from '../scaleout/support.js';
+import { freePort } from '../helpers/scaleout.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const ENTRY = join(ROOT, 'test/e2e/run-cli.ts');
+const ENTRY = join(ROOT, 'test/helpers/entries/run-cli.ts');
 const RECORD_IMPORTS = join(ROOT, 'test/helpers/record-imports.mjs');
 const dir = mkdtempSync(join(tmpdir(), 'gamba-topology-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

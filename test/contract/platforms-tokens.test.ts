@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOracle } from '../helpers/bruteforce.js';
-import { expectJson } from './compare.js';
-import { setupContract, type Contract } from './context.js';
+import { expectJson } from '../helpers/compare.js';
+import { setupContract, type Contract } from '../helpers/contract-world.js';
 
 let c: Contract;
 beforeAll(async () => {

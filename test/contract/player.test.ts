@@ -3,8 +3,8 @@
  * biggest_win/loss, 404 PLAYER_NOT_FOUND), for many players under each filter combination.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectJson } from './compare.js';
-import { setupContract, type Contract } from './context.js';
+import { expectJson } from '../helpers/compare.js';
+import { setupContract, type Contract } from '../helpers/contract-world.js';
 
 let c: Contract;
 beforeAll(async () => {

@@ -3,8 +3,8 @@
  * `putPrices` (docs/design.md §6) give the same USD figures as games priced at write time.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectJson } from './compare.js';
-import { setupContract, type Contract, type LoadOrder } from './context.js';
+import { expectJson } from '../helpers/compare.js';
+import { setupContract, type Contract, type LoadOrder } from '../helpers/contract-world.js';
 
 const worlds: Partial<Record<LoadOrder, Contract>> = {};
 beforeAll(async () => {

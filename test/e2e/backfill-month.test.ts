@@ -11,10 +11,10 @@ import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import type { Store } from '../../src/store/index.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { setupStore } from '../helpers/store.js';
-import { buildIndexer } from '../ingest/setup.js';
-import { expectedEventLines, poolsOf, storedEventLines } from '../ingest/stored.js';
-import { expectApiMatchesOracle, httpGetter } from './api-oracle.js';
-import { groundTruth, oracleOf, simulatorPrices, type Truth } from './sim.js';
+import { buildIndexer } from '../helpers/indexer-setup.js';
+import { expectedEventLines, poolsOf, storedEventLines } from '../helpers/stored.js';
+import { expectApiMatchesOracle, httpGetter } from '../helpers/api-oracle.js';
+import { groundTruth, oracleOf, simulatorPrices, type Truth } from '../helpers/ground-truth.js';
 
 const BONK_MINT = 'DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263';
 let sim: Simulator;

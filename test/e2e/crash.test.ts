@@ -11,10 +11,10 @@ import { startSimulator } from '../../src/simulator/index.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { generateFixture } from '../helpers/fixture.js';
 import { createTestDatabase } from '../helpers/store.js';
-import { fixtureTransactions, startLedger } from '../ingest/ledger.js';
-import { expectedEventLines, poolsOf, storedEventLines } from '../ingest/stored.js';
-import { spawnIndexerChild } from './child.js';
-import { groundTruth } from './sim.js';
+import { fixtureTransactions, startLedger } from '../helpers/ledger.js';
+import { expectedEventLines, poolsOf, storedEventLines } from '../helpers/stored.js';
+import { spawnIndexerChild } from '../helpers/indexer-child.js';
+import { groundTruth } from '../helpers/ground-truth.js';
 
 /**
  * Kills the indexer child up to `kills` times at random moments after it started, then lets a

@@ -8,11 +8,11 @@ import { createCommon, type Common } from '../../src/core/index.js';
 import type { Indexer } from '../../src/ingest/index.js';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import type { Store } from '../../src/store/index.js';
-import { usdClose } from '../contract/compare.js';
+import { usdClose } from '../helpers/compare.js';
 import { setupStore } from '../helpers/store.js';
-import { buildIndexer } from '../ingest/setup.js';
-import { expectedEventLines, poolsOf, storedEventLines } from '../ingest/stored.js';
-import { groundTruth, simulatorPrices } from './sim.js';
+import { buildIndexer } from '../helpers/indexer-setup.js';
+import { expectedEventLines, poolsOf, storedEventLines } from '../helpers/stored.js';
+import { groundTruth, simulatorPrices } from '../helpers/ground-truth.js';
 
 const stops: (() => Promise<void>)[] = [];
 afterAll(async () => {

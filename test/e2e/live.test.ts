@@ -9,9 +9,9 @@ import type { Indexer } from '../../src/ingest/index.js';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { setupStore } from '../helpers/store.js';
-import { buildIndexer, waitFor } from '../ingest/setup.js';
-import { httpGetter } from './api-oracle.js';
-import { simulatorPrices } from './sim.js';
+import { buildIndexer, waitFor } from '../helpers/indexer-setup.js';
+import { httpGetter } from '../helpers/api-oracle.js';
+import { simulatorPrices } from '../helpers/ground-truth.js';
 
 let sim: Simulator | undefined;
 let indexer: Indexer | undefined;

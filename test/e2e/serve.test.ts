@@ -16,11 +16,11 @@ import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import type { Store } from '../../src/store/index.js';
 import { cliChild, childrenOf } from '../helpers/proc.js';
 import { setupTestDatabase } from '../helpers/store.js';
-import { expectedEventLines, poolsOf, storedEventLines } from '../ingest/stored.js';
-import { waitFor } from '../ingest/setup.js';
-import { freePort, spawnCli, type Proc } from '../scaleout/support.js';
-import { expectApiMatchesOracle, httpGetter } from './api-oracle.js';
-import { groundTruth, oracleOf } from './sim.js';
+import { expectedEventLines, poolsOf, storedEventLines } from '../helpers/stored.js';
+import { waitFor } from '../helpers/indexer-setup.js';
+import { freePort, spawnCli, type Proc } from '../helpers/scaleout.js';
+import { expectApiMatchesOracle, httpGetter } from '../helpers/api-oracle.js';
+import { groundTruth, oracleOf } from '../helpers/ground-truth.js';
 
 async function mintKey(store: Store): Promise<string> {
   return (await createKeyService({ store: store.keys, clock: systemClock }).create({ name: 'e2e', tier: 'enterprise', rpm: 10_000_000, burst: 10_000_000 })).key;

@@ -9,7 +9,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { type TestApp, buildTestApp } from '../helpers/app.js';
-import { rawExchange } from '../hardening/raw.js';
+import { rawExchange } from '../helpers/raw-http.js';
 
 let t: TestApp;
 beforeAll(async () => {

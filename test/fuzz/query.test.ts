@@ -8,9 +8,9 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { OPERATIONS, type Operation } from '../api/support.js';
-import { type Contract, setupContract } from '../contract/context.js';
-import { expectValidAnswer, hostileValue, responseValidators, type Validators } from './support.js';
+import { OPERATIONS, type Operation } from '../helpers/api-operations.js';
+import { type Contract, setupContract } from '../helpers/contract-world.js';
+import { expectValidAnswer, hostileValue, responseValidators, type Validators } from '../helpers/fuzz.js';
 
 let c: Contract;
 let validators: Validators;

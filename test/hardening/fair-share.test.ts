@@ -8,8 +8,8 @@ import { describe, expect, test } from 'vitest';
 import { createFairScheduler, defaultConcurrencyLimits } from '../../src/api/plugins/concurrency.js';
 import { buildTestApp } from '../helpers/app.js';
 import { readonlyTwin, setupStore } from '../helpers/store.js';
-import { http } from '../api/support.js';
-import { gateQuery } from './gated-store.js';
+import { http } from '../helpers/api-operations.js';
+import { gateQuery } from '../helpers/gated-store.js';
 
 describe('defaults', () => {
   test('one key holds at most half the slots (at least 1), so another key always finds one', () => {

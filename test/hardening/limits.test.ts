@@ -7,9 +7,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type TestApp, buildTestApp } from '../helpers/app.js';
 import { setupStore } from '../helpers/store.js';
-import { expectError, http } from '../api/support.js';
-import { gateQuery } from './gated-store.js';
-import { bytesOf, rawExchange } from './raw.js';
+import { expectError, http } from '../helpers/api-operations.js';
+import { gateQuery } from '../helpers/gated-store.js';
+import { bytesOf, rawExchange } from '../helpers/raw-http.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 

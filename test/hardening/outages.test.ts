@@ -14,11 +14,11 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { createCommon } from '../../src/core/index.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import { createStore } from '../../src/store/index.js';
-import { simulatorPrices, groundTruth } from '../e2e/sim.js';
+import { simulatorPrices, groundTruth } from '../helpers/ground-truth.js';
 import { buildTestApp } from '../helpers/app.js';
-import { buildIndexer, waitFor } from '../ingest/setup.js';
-import { expectedEventLines, poolsOf, storedEventLines } from '../ingest/stored.js';
-import { http } from '../api/support.js';
+import { buildIndexer, waitFor } from '../helpers/indexer-setup.js';
+import { expectedEventLines, poolsOf, storedEventLines } from '../helpers/stored.js';
+import { http } from '../helpers/api-operations.js';
 import { startTcpProxy } from '../helpers/proxy.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gamba-outage-'));

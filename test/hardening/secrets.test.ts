@@ -19,7 +19,7 @@ import { createStore } from '../../src/store/index.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { OPERATIONS, call, expectError, http, opUrl } from '../api/support.js';
+import { OPERATIONS, call, expectError, http, opUrl } from '../helpers/api-operations.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gamba-secrets-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

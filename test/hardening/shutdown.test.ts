@@ -15,13 +15,13 @@ import { createCommon } from '../../src/core/index.js';
 import { createKeyService } from '../../src/keys/index.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import { createStore } from '../../src/store/index.js';
-import { groundTruth, simulatorPrices } from '../e2e/sim.js';
-import { buildIndexer } from '../ingest/setup.js';
-import { expectedEventLines, poolsOf, storedEventLines } from '../ingest/stored.js';
-import { bytesOf, rawExchange } from './raw.js';
+import { groundTruth, simulatorPrices } from '../helpers/ground-truth.js';
+import { buildIndexer } from '../helpers/indexer-setup.js';
+import { expectedEventLines, poolsOf, storedEventLines } from '../helpers/stored.js';
+import { bytesOf, rawExchange } from '../helpers/raw-http.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const ENTRY = join(ROOT, 'test/keys/run-cli.ts');
+const ENTRY = join(ROOT, 'test/helpers/entries/run-cli.ts');
 const dir = mkdtempSync(join(tmpdir(), 'gamba-shutdown-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

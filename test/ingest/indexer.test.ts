@@ -15,10 +15,10 @@ import { createOracle } from '../helpers/bruteforce.js';
 import { buildTestApp } from '../helpers/app.js';
 import { generateFixture } from '../helpers/fixture.js';
 import { setupStore } from '../helpers/store.js';
-import { expectApiMatchesOracle, httpGetter } from '../e2e/api-oracle.js';
-import { fakeSignature, fixtureTransactions, startLedger, type Ledger, type LedgerTx } from './ledger.js';
-import { buildIndexer, overridesFromPrices, waitFor } from './setup.js';
-import { expectedEventLines, poolsOf, storedEventLines } from './stored.js';
+import { expectApiMatchesOracle, httpGetter } from '../helpers/api-oracle.js';
+import { fakeSignature, fixtureTransactions, startLedger, type Ledger, type LedgerTx } from '../helpers/ledger.js';
+import { buildIndexer, overridesFromPrices, waitFor } from '../helpers/indexer-setup.js';
+import { expectedEventLines, poolsOf, storedEventLines } from '../helpers/stored.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -14,7 +14,7 @@ import { buildTestApp } from '../helpers/app.js';
  * step is needed), configured by the environment, talking to the same SQLite file.
  */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const ENTRY = join(ROOT, 'test/keys/run-cli.ts');
+const ENTRY = join(ROOT, 'test/helpers/entries/run-cli.ts');
 const run = promisify(execFile);
 
 let dir: string;

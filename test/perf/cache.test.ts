@@ -20,8 +20,8 @@ import { createStore, type Store } from '../../src/store/index.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createOracle, type Oracle } from '../helpers/bruteforce.js';
 import { generateFixture, type Fixture } from '../helpers/fixture.js';
-import { expectJson } from '../contract/compare.js';
-import { loadFixture, queryString } from '../contract/context.js';
+import { expectJson } from '../helpers/compare.js';
+import { loadFixture, queryString } from '../helpers/contract-world.js';
 
 const TTL = 5000;
 let dir: string;

@@ -15,7 +15,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCommon } from '../../src/core/index.js';
 import { createStore, type SettledGamesOrderBy, type Store } from '../../src/store/index.js';
-import { loadFixture } from '../contract/context.js';
+import { loadFixture } from '../helpers/contract-world.js';
 import { generateFixture, type Fixture } from '../helpers/fixture.js';
 
 /** Tables whose size grows with history (games, players, days); ru_ctp / sync_state / pools stay small. */

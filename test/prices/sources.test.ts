@@ -12,7 +12,7 @@ import {
   createPriceSources,
   parseOverrides,
 } from '../../src/prices/index.js';
-import { startPriceServer, type PriceServer, type PriceServerScript } from './price-server.js';
+import { startPriceServer, type PriceServer, type PriceServerScript } from '../helpers/price-server.js';
 
 const SOL = 'So11111111111111111111111111111111111111112';
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';

@@ -12,7 +12,7 @@ import {
   type GambaEvent,
   type RpcTransaction,
 } from '../../src/protocol/index.js';
-import { GAMBA_EVENTS_IDL } from './gamba-idl.js';
+import { GAMBA_EVENTS_IDL } from '../helpers/gamba-idl.js';
 
 const TOKEN = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
 const OTHER = 'JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4';

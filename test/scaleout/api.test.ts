@@ -12,8 +12,8 @@ import { systemClock } from '../../src/core/index.js';
 import { createKeyService } from '../../src/keys/index.js';
 import type { Store } from '../../src/store/index.js';
 import { setupTestDatabase, testDatabaseUrl } from '../helpers/store.js';
-import { waitFor } from '../ingest/setup.js';
-import { freePort, startApi, startRedisServer, startTcpProxy, testRedisUrl } from './support.js';
+import { waitFor } from '../helpers/indexer-setup.js';
+import { freePort, startApi, startRedisServer, startTcpProxy, testRedisUrl } from '../helpers/scaleout.js';
 
 async function mintKey(store: Store, limits: { rpm: number; burst: number }): Promise<string> {
   const keys = createKeyService({ store: store.keys, clock: systemClock });

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createCommon } from '../../src/core/index.js';
 import { createLeaderElection, type Leadership } from '../../src/ingest/index.js';
 import { testDatabaseUrl } from '../helpers/store.js';
-import { startTcpProxy } from './support.js';
+import { startTcpProxy } from '../helpers/scaleout.js';
 
 const schema = () => `lock_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
 const election = (url: string, s: string) => createLeaderElection({ common: createCommon(), url, schema: s, pollIntervalMs: 100, heartbeatMs: 200 });

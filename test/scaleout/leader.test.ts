@@ -8,14 +8,14 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { leaderLockName } from '../../src/ingest/index.js';
 import { startSimulator } from '../../src/simulator/index.js';
-import { groundTruth } from '../e2e/sim.js';
+import { groundTruth } from '../helpers/ground-truth.js';
 import { setupTestDatabase, testDatabaseUrl } from '../helpers/store.js';
-import { expectedEventLines, poolsOf, storedEventLines } from '../ingest/stored.js';
-import { waitFor } from '../ingest/setup.js';
-import { root, spawnProc, type Proc } from './support.js';
+import { expectedEventLines, poolsOf, storedEventLines } from '../helpers/stored.js';
+import { waitFor } from '../helpers/indexer-setup.js';
+import { root, spawnProc, type Proc } from '../helpers/scaleout.js';
 
 function spawnIndexer(env: Record<string, string>): Proc {
-  return spawnProc(process.execPath, ['--import', 'tsx', path.join(root, 'test/scaleout/indexer-child.ts')], { ...process.env, ...env });
+  return spawnProc(process.execPath, ['--import', 'tsx', path.join(root, 'test/helpers/entries/elected-indexer-child.ts')], { ...process.env, ...env });
 }
 
 /** Backends holding the schema's leader lock (pg_locks splits the 64-bit key into classid/objid). */

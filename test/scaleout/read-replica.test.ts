@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, parseDatabaseUrl } from '../../src/config/index.js';
 import { createCommon } from '../../src/core/index.js';
 import { createStore, type Store } from '../../src/store/index.js';
-import { loadFixture } from '../contract/context.js';
+import { loadFixture } from '../helpers/contract-world.js';
 import { generateFixture } from '../helpers/fixture.js';
 import { testDatabaseUrl } from '../helpers/store.js';
 

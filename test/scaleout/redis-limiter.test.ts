@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ManualClock } from '../../src/core/index.js';
 import { type BucketState, createMemoryRateLimiter, createRedisRateLimiter, decide } from '../../src/ratelimit/index.js';
-import { testRedisUrl } from './support.js';
+import { testRedisUrl } from '../helpers/scaleout.js';
 
 let redis: Redis;
 const runPrefix = `gamba:test:${process.pid}:${Date.now()}:`;

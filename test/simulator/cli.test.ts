@@ -6,7 +6,7 @@ import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { registerSimulate } from '../../src/cli/commands/simulate.js';
 import { parseGroundTruthLine, startSimulator } from '../../src/simulator/index.js';
-import { rpc } from './helpers.js';
+import { rpc } from '../helpers/simulator.js';
 
 /** `gamba-analytics simulate`: flags, ground-truth export, URLs on stdout, clean stop on SIGTERM. */
 const START = '2025-06-01T12:00:00.000Z';

@@ -4,14 +4,14 @@ import { BorshCoder, EventParser, web3, type Idl } from '@coral-xyz/anchor';
 import { getBase58Encoder, getBase64Decoder } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeTransaction, GAMBA_PROGRAM_ID } from '../../src/protocol/index.js';
-import { allSignatures, collect, getTransactions, plain, startTestSimulator, type GroundTruthEvent, type TestSim } from './helpers.js';
+import { allSignatures, collect, getTransactions, plain, startTestSimulator, type GroundTruthEvent, type TestSim } from '../helpers/simulator.js';
 
 /**
  * The simulator's transactions, decoded by an independent, well-kept decoder (Anchor 0.31's
  * BorshCoder + EventParser over an IDL written from the protocol notes), must yield exactly the
  * ground-truth events — and so must our own protocol decoder.
  */
-const idl = JSON.parse(readFileSync(new URL('./gamba-events.idl.json', import.meta.url), 'utf8')) as Idl;
+const idl = JSON.parse(readFileSync(new URL('../helpers/gamba-events.idl.json', import.meta.url), 'utf8')) as Idl;
 const coder = new BorshCoder(idl);
 const parser = new EventParser(new web3.PublicKey(GAMBA_PROGRAM_ID), coder);
 const EVENT_IX_TAG = Uint8Array.from([0xe4, 0x45, 0xa5, 0x2e, 0x51, 0xcb, 0x9a, 0x1d]);

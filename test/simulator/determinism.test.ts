@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { getBase58Encoder } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GAMBA_PROGRAM_ID } from '../../src/protocol/index.js';
-import { allSignatures, collect, rpc, rpcRaw, startTestSimulator, type SignatureInfo, type TestSim } from './helpers.js';
+import { allSignatures, collect, rpc, rpcRaw, startTestSimulator, type SignatureInfo, type TestSim } from '../helpers/simulator.js';
 
 /**
  * Same seed (and start time) ⇒ byte-identical answers across restarts — also when one of the

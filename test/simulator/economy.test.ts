@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GameSettled, PoolChange, PoolCreated } from '../../src/protocol/index.js';
-import { collect, startTestSimulator, type GroundTruthEvent, type TestSim } from './helpers.js';
+import { collect, startTestSimulator, type GroundTruthEvent, type TestSim } from '../helpers/simulator.js';
 
 /**
  * Economy invariants, checked by brute force over the ground truth of a month: fees are their

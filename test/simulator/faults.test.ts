@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeTransaction, GAMBA_PROGRAM_ID, LOG_TRUNCATED } from '../../src/protocol/index.js';
 import { parseFaults } from '../../src/simulator/index.js';
-import { collect, getTransactions, rpc, rpcRaw, startTestSimulator, type TestSim } from './helpers.js';
+import { collect, getTransactions, rpc, rpcRaw, startTestSimulator, type TestSim } from '../helpers/simulator.js';
 
 /** Fault injection: HTTP 429/503, -32005, slow answers, null for fresh transactions, truncated logs. */
 let t: TestSim;

@@ -1,6 +1,6 @@
 import { HermesClient } from '@pythnetwork/hermes-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collect, startTestSimulator, type GroundTruthEvent, type TestSim } from './helpers.js';
+import { collect, startTestSimulator, type GroundTruthEvent, type TestSim } from '../helpers/simulator.js';
 
 /**
  * The price endpoints work with the real clients' expectations (the Pyth Hermes client v1 parses

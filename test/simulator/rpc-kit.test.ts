@@ -22,7 +22,7 @@ import {
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeTransaction, GAMBA_PROGRAM_ID } from '../../src/protocol/index.js';
-import { collect, rpc, rpcRaw, START_MS, startTestSimulator, type GroundTruthEvent, type TestSim } from './helpers.js';
+import { collect, rpc, rpcRaw, START_MS, startTestSimulator, type GroundTruthEvent, type TestSim } from '../helpers/simulator.js';
 
 /** A stock Solana client (@solana/kit) reads every method's answer, batches and the PubSub stream. */
 let t: TestSim;

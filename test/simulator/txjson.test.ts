@@ -10,7 +10,7 @@ import { createPriceBook } from '../../src/simulator/prices.js';
 import { createTimeline, slotTimeMs } from '../../src/simulator/timeline.js';
 import { renderTransaction, renderTransactionJsonText } from '../../src/simulator/txjson.js';
 import { createChainView } from '../../src/simulator/view.js';
-import { START_MS } from './helpers.js';
+import { START_MS } from '../helpers/simulator.js';
 
 /**
  * The `json` answer of getTransaction is written straight to text (renderTransactionJsonText);

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError, createCommon } from '../../src/core/index.js';
 import { createRpcClient, parseRetryAfter, type RpcClientOptions } from '../../src/solana/index.js';
-import { err, ok, startScriptedServer, type Reply, type ScriptedServer } from './scripted-server.js';
+import { err, ok, startScriptedServer, type Reply, type ScriptedServer } from '../helpers/scripted-rpc-server.js';
 
 const servers: ScriptedServer[] = [];
 afterEach(async () => {

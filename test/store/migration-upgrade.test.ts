@@ -13,10 +13,10 @@ import { createCommon } from '../../src/core/index.js';
 import { postgresAdapter, sqliteAdapter } from '../../src/store/dialect.js';
 import { createMigrator } from '../../src/store/migrate.js';
 import { createStore } from '../../src/store/index.js';
-import { loadFixture } from '../contract/context.js';
+import { loadFixture } from '../helpers/contract-world.js';
 import { generateFixture } from '../helpers/fixture.js';
 import { testDialects } from '../helpers/store.js';
-import { derivedRows, expectSameDerived, openPlace, type RawPlace } from './derived.js';
+import { derivedRows, expectSameDerived, openPlace, type RawPlace } from '../helpers/derived.js';
 
 /** Raw tables: the truth the migrations roll up (plus the reference data pricing needs). */
 const RAW = ['games', 'pool_changes', 'pools', 'signatures', 'mints', 'prices'];

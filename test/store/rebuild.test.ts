@@ -8,10 +8,10 @@
 import { describe, expect, it } from 'vitest';
 import { createCommon } from '../../src/core/index.js';
 import { createStore } from '../../src/store/index.js';
-import { loadFixture } from '../contract/context.js';
+import { loadFixture } from '../helpers/contract-world.js';
 import { generateFixture } from '../helpers/fixture.js';
 import { testDialects } from '../helpers/store.js';
-import { derivedRows, expectSameDerived, openPlace } from './derived.js';
+import { derivedRows, expectSameDerived, openPlace } from '../helpers/derived.js';
 
 describe.each(testDialects())('rollups rebuild (%s)', (dialect) => {
   it('rebuilding from raw events gives every derived table row for row', async () => {

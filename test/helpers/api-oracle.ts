@@ -5,9 +5,9 @@
  * one by one, so a failure lists what diverged everywhere.
  */
 import { expect } from 'vitest';
-import type { Oracle } from '../helpers/bruteforce.js';
-import { diffJson } from '../contract/compare.js';
-import { httpGetter, queryString } from '../contract/context.js';
+import type { Oracle } from './bruteforce.js';
+import { diffJson } from './compare.js';
+import { httpGetter, queryString } from './contract-world.js';
 
 export { httpGetter };
 

@@ -77,9 +77,9 @@ export function spawnProc(cmd: string, args: string[], env: NodeJS.ProcessEnv = 
   };
 }
 
-/** The CLI from source (test/e2e/run-cli.ts), as bin/gamba-analytics.js runs the compiled one. */
+/** The CLI from source (test/helpers/entries/run-cli.ts), as bin/gamba-analytics.js runs the compiled one. */
 export function spawnCli(args: string[], env: Record<string, string>): Proc {
-  return spawnProc(process.execPath, ['--import', 'tsx', path.join(root, 'test/e2e/run-cli.ts'), ...args], {
+  return spawnProc(process.execPath, ['--import', 'tsx', path.join(root, 'test/helpers/entries/run-cli.ts'), ...args], {
     ...process.env,
     SOLANA_RPC_URL: '',
     LOG_LEVEL: 'warn',

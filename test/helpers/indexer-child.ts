@@ -14,9 +14,9 @@ export interface IndexerChild {
   output(): string;
 }
 
-/** Starts test/e2e/index-child.ts in its own Node process (`node --import tsx`), env on top of ours. */
+/** Starts test/helpers/entries/index-child.ts in its own Node process (`node --import tsx`), env on top of ours. */
 export function spawnIndexerChild(env: Record<string, string>): IndexerChild {
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'index-child.ts')], {
+  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'entries/index-child.ts')], {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

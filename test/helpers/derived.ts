@@ -12,7 +12,7 @@ import pg from 'pg';
 import { expect } from 'vitest';
 import { ROLLUP_KEYS } from '../../src/store/rollups.js';
 import { DERIVED_TABLES } from '../../src/store/write.js';
-import { testDatabaseUrl } from '../helpers/store.js';
+import { testDatabaseUrl } from './store.js';
 
 export type Row = Record<string, unknown>;
 export type DerivedTable = (typeof DERIVED_TABLES)[number];

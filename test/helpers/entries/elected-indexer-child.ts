@@ -1,10 +1,10 @@
 // An indexer process wired as `gamba-analytics index` wires it (startIndexing from the
 // environment's configuration, leader election on PostgreSQL), printing its role changes
 // ("STANDBY", "LEADER") and "DONE" once the backfill and one tail pass completed.
-import { loadConfig } from '../../src/config/index.js';
-import { createCommon, createLogger } from '../../src/core/index.js';
-import { startIndexing } from '../../src/ingest/index.js';
-import { createStore } from '../../src/store/index.js';
+import { loadConfig } from '../../../src/config/index.js';
+import { createCommon, createLogger } from '../../../src/core/index.js';
+import { startIndexing } from '../../../src/ingest/index.js';
+import { createStore } from '../../../src/store/index.js';
 
 const config = loadConfig(process.env);
 const common = createCommon({ logger: createLogger({ level: process.env.CHILD_LOG_LEVEL ?? 'warn' }) });

@@ -5,10 +5,10 @@
  */
 import { ManualClock } from '../../src/core/index.js';
 import type { Store } from '../../src/store/index.js';
-import { createOracle, type Oracle } from '../helpers/bruteforce.js';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { generateFixture, loadFixture, type Fixture, type LoadOrder } from '../helpers/fixture.js';
-import { setupStore } from '../helpers/store.js';
+import { createOracle, type Oracle } from './bruteforce.js';
+import { buildTestApp, type TestApp } from './app.js';
+import { generateFixture, loadFixture, type Fixture, type LoadOrder } from './fixture.js';
+import { setupStore } from './store.js';
 
 export { loadFixture, type LoadOrder };
 

@@ -2,7 +2,7 @@ import { createCommon } from '../../src/core/index.js';
 import { createPriceSources, type PriceSource } from '../../src/prices/index.js';
 import type { LocatedEvent } from '../../src/protocol/index.js';
 import type { Simulator } from '../../src/simulator/index.js';
-import { createOracle, type Oracle } from '../helpers/bruteforce.js';
+import { createOracle, type Oracle } from './bruteforce.js';
 
 /** The simulator's price endpoints as the production chain sees them (Hermes → Jupiter), with its feed ids. */
 export function simulatorPrices(sim: Simulator): PriceSource {

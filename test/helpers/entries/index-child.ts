@@ -1,10 +1,10 @@
 // The indexer as a separate process, wired exactly as `serve`/`index` wire it (startIndexing from
 // the environment's configuration), for the crash-safety test: it is SIGKILLed at random points
 // and restarted. Prints "DONE" once the backfill and one tail pass completed.
-import { loadConfig } from '../../src/config/index.js';
-import { createCommon, createLogger } from '../../src/core/index.js';
-import { startIndexing } from '../../src/ingest/index.js';
-import { createStore } from '../../src/store/index.js';
+import { loadConfig } from '../../../src/config/index.js';
+import { createCommon, createLogger } from '../../../src/core/index.js';
+import { startIndexing } from '../../../src/ingest/index.js';
+import { createStore } from '../../../src/store/index.js';
 
 const config = loadConfig(process.env);
 const common = createCommon({ logger: createLogger({ level: process.env.CHILD_LOG_LEVEL ?? 'info' }) });

@@ -1,14 +1,14 @@
 /**
  * Write-path throughput probe (not a test; docs/benchmarks.md asks for a measured figure, not a timed
- * assertion): `npx tsx test/perf/write-rate.ts [games] [batch]` loads a generated fixture through
+ * assertion): `npx tsx bench/write-rate.ts [games] [batch]` loads a generated fixture through
  * `store.writeBatch` into a fresh SQLite file (prices first) and prints games/s.
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCommon } from '../../src/core/index.js';
-import { createStore } from '../../src/store/index.js';
-import { generateFixture } from '../helpers/fixture.js';
+import { createCommon } from '../src/core/index.js';
+import { createStore } from '../src/store/index.js';
+import { generateFixture } from '../test/helpers/fixture.js';
 
 const games = Number(process.argv[2] ?? 50_000);
 const batchSize = Number(process.argv[3] ?? 1000);
