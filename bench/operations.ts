@@ -4,19 +4,51 @@ import type { DatasetMeta } from './dataset.js';
  * The API operations the benchmark measures, each with representative filters (docs/spec.md §4).
  * `path(i)` gives the i-th URL: for the uncached run, URLs vary over users, creators, pools,
  * startTimes, pages or days so that consecutive requests differ; the cached run repeats `path(0)`.
+ * Operations bound by `startTime` appear once per window class (`… short|medium|long`).
  */
 export interface Operation {
   name: string;
   path(i: number): string;
 }
 
+/** A class of window lengths (ms): `startTime` = newest block time − a length drawn uniformly in [minMs, maxMs]. */
+export interface WindowClass {
+  name: 'short' | 'medium' | 'long';
+  minMs: number;
+  maxMs: number;
+}
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+/**
+ * Window lengths of the window-bound rows, reported separately: short (1 h – 7 d), medium
+ * (7 – 90 d), long (90 d – the whole history). Each is clamped to the dataset's history, so on a
+ * short dataset the longer classes all cover the whole history.
+ */
+export const WINDOW_CLASSES: readonly WindowClass[] = [
+  { name: 'short', minMs: HOUR_MS, maxMs: 7 * DAY_MS },
+  { name: 'medium', minMs: 7 * DAY_MS, maxMs: 90 * DAY_MS },
+  { name: 'long', minMs: 90 * DAY_MS, maxMs: Number.POSITIVE_INFINITY },
+];
+
 const pick = <T>(xs: readonly T[], i: number): T => xs[((i % xs.length) + xs.length) % xs.length]!;
 
+/** The measured operations over a dataset (its users, creators, pools, tokens and time span). */
 export function operations(m: DatasetMeta): Operation[] {
   const endMs = m.lastBlockTime * 1000;
   const spanMs = Math.max(3_600_000, (m.lastBlockTime - m.firstBlockTime) * 1000);
-  // startTimes spread over the whole history, at odd seconds (inside a day: partial-day rows).
-  const startTime = (i: number) => endMs - ((i * 7_919_000 + 86_400_000) % spanMs);
+  // Window lengths drawn uniformly within each class (WINDOW_CLASSES), clamped to the history; the
+  // i-th draw uses the golden-ratio sequence, so any run of consecutive draws covers the class evenly.
+  // Lengths are whole seconds plus a remainder, so windows start inside a day (partial-day rows).
+  const startTime = (cls: WindowClass) => (i: number) => {
+    const lo = Math.min(cls.minMs, spanMs);
+    const hi = Math.min(cls.maxMs, spanMs);
+    const f = (i * 0.618_033_988_749_895 + 0.5) % 1;
+    return Math.round(endMs - (lo + f * (hi - lo)));
+  };
+  const windowed = (name: string, path: (start: (i: number) => number, i: number) => string): Operation[] =>
+    WINDOW_CLASSES.map((cls) => ({ name: `${name} ${cls.name}`, path: (i: number) => path(startTime(cls), i) }));
   const user = (i: number) => pick(m.users, i * 7 + 3);
   const creator = (i: number) => pick(m.creators, i);
   const pool = (i: number) => pick(m.pools, i);
@@ -31,12 +63,12 @@ export function operations(m: DatasetMeta): Operation[] {
     { name: 'status', path: () => '/status' },
     { name: 'sync-status', path: () => '/sync/status' },
     { name: 'stats', path: () => '/stats' },
-    { name: 'stats creator+startTime', path: (i) => q('/stats', { creator: creator(i), startTime: startTime(i) }) },
+    ...windowed('stats creator+startTime', (start, i) => q('/stats', { creator: creator(i), startTime: start(i) })),
     { name: 'player', path: (i) => q('/player', { user: user(i) }) },
     { name: 'player token', path: (i) => q('/player', { user: user(i), token: token(i) }) },
     { name: 'players', path: () => '/players' },
     { name: 'players token_volume token', path: (i) => q('/players', { sortBy: 'token_volume', token: token(i) }) },
-    { name: 'players usd_volume startTime', path: (i) => q('/players', { sortBy: 'usd_volume', startTime: startTime(i) }) },
+    ...windowed('players usd_volume startTime', (start, i) => q('/players', { sortBy: 'usd_volume', startTime: start(i) })),
     { name: 'players creator+pool offset', path: (i) => q('/players', { creator: creator(i), pool: pool(i), offset: i % 50, limit: 50 }) },
     { name: 'settledGames', path: (i) => q('/events/settledGames', { page: i % 50 }) },
     { name: 'settledGames user', path: (i) => q('/events/settledGames', { user: user(i) }) },
@@ -51,7 +83,7 @@ export function operations(m: DatasetMeta): Operation[] {
     { name: 'total', path: (i) => q('/total', { pool: pool(i) }) },
     { name: 'daily', path: (i) => q('/daily', { pool: pool(i), days: 1 + (i % 365) }) },
     { name: 'pools', path: (i) => q('/pools', { sortBy: pick(['tvl_usd', 'usd_volume', 'plays', 'pool_fees_usd', 'created_time'], i), limit: 1 + (i % 100) }) },
-    { name: 'pool startTime', path: (i) => q('/pool', { pool: pool(i), startTime: startTime(i) }) },
+    ...windowed('pool startTime', (start, i) => q('/pool', { pool: pool(i), startTime: start(i) })),
     { name: 'chart/plays', path: () => '/chart/plays' },
     { name: 'chart/daily-usd creator', path: (i) => q('/chart/daily-usd', { creator: creator(i) }) },
     { name: 'chart/dao-usd', path: () => '/chart/dao-usd' },

@@ -142,7 +142,7 @@ async function startApi(ds: Dataset, cacheTtlMs: number | undefined): Promise<{ 
  * (docs/benchmarks.md, 1M games: windowed leaderboards and sums cost what their window holds).
  * Fixed rather than picked from this run's table, whose order a busy machine reshuffles.
  */
-const NEIGHBOUR_A_OPERATIONS = ['players usd_volume startTime', 'platforms', 'stats creator+startTime'];
+const NEIGHBOUR_A_OPERATIONS = ['players usd_volume startTime long', 'platforms', 'stats creator+startTime long'];
 
 /** The operations to measure: all, or `--op stats` = the operation `stats` and its filtered variants (`stats creator+startTime`). */
 function selectedOps(ds: Dataset): Operation[] {
@@ -177,7 +177,7 @@ async function isolationPhase(ds: Dataset, victimHeaders: Record<string, string>
   const floodHeaders = { 'x-api-key': await createBenchKey(ds.store, 'premium') };
   const api = await startApi(ds, 0);
   try {
-    const fig = await measureIsolation({ url: api.url, victim: byName('total'), flood: byName('players usd_volume startTime'), victimHeaders, floodHeaders, requests: nRequests, connections: 8 });
+    const fig = await measureIsolation({ url: api.url, victim: byName('total'), flood: byName('players usd_volume startTime long'), victimHeaders, floodHeaders, requests: nRequests, connections: 8 });
     result.isolation = fig;
     log(`isolation: ${fig.victimOp} alone p50 ${fig.alone.p50} ms p99 ${fig.alone.p99} ms max ${fig.alone.max} ms; during ${fig.floodOp} flood p50 ${fig.duringFlood.p50} ms p99 ${fig.duringFlood.p99} ms max ${fig.duringFlood.max} ms (flood ${fig.flood.reqPerSec} req/s answered, ${fig.flood.non2xx} refused)`);
   } finally {
