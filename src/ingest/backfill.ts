@@ -1,5 +1,5 @@
-import { isoMs } from '../core/index.js';
-import { sleep, type SignatureInfo } from '../solana/index.js';
+import { isoMs, sleep } from '../core/index.js';
+import type { SignatureInfo } from '../solana/index.js';
 import { commit, fetchTransactions, prepare, type Fetched, type IngestContext, type Prepared } from './batch.js';
 import { encodeCursor, STATE_KEYS, type Cursor } from './checkpoint.js';
 

@@ -1,7 +1,7 @@
-import type { Common } from '../core/index.js';
+import { sleep, type Common } from '../core/index.js';
 import type { Pricer, MintHour } from '../prices/index.js';
 import { decodeTransaction, type DecodedTransaction, type GambaEvent, type LocatedEvent } from '../protocol/index.js';
-import { MAX_BATCH, sleep, type RpcClient, type SignatureInfo, type TransactionResult } from '../solana/index.js';
+import { MAX_BATCH, type RpcClient, type SignatureInfo, type TransactionResult } from '../solana/index.js';
 import type { ProcessedSignature, Store, WriteResult } from '../store/index.js';
 import type { MintRegistry } from './mints.js';
 

@@ -1,4 +1,4 @@
-import { sleep } from './sleep.js';
+import { sleep } from '../core/index.js';
 
 /**
  * Client-side request-rate cap: a token bucket holding up to `ratePerSec` tokens (one second

@@ -1,8 +1,7 @@
-import { AppError, isAppError, type Common } from '../core/index.js';
+import { AppError, isAppError, sleep, type Common } from '../core/index.js';
 import { errorKind, rpcError, type JsonRpcErrorBody } from './errors.js';
 import { createRateLimiter } from './rate-limiter.js';
 import { createSemaphore } from './semaphore.js';
-import { sleep } from './sleep.js';
 import { postJson } from './transport.js';
 import type { BatchOutcome, RpcCallSpec } from './types.js';
 
@@ -97,7 +96,7 @@ export function createRpcTransport(opts: RpcTransportOptions): RpcTransport {
 
   const send = async (body: unknown, label: string, items: number, signal?: AbortSignal): Promise<unknown> => {
     await limiter.acquire(items, signal);
-    return semaphore.run(() => postJson({ url, body, label, timeoutMs, headers, signal, fetch: fetchImpl }));
+    return semaphore.run(() => postJson({ url, body, label, timeoutMs, headers, signal, fetch: fetchImpl, clock: common.clock }));
   };
 
   const noteError = (method: string, err: AppError) => {

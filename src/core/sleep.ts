@@ -1,4 +1,4 @@
-import { AppError } from '../core/index.js';
+import { AppError } from './errors.js';
 
 /** Resolves after `ms`; rejects with AppError ABORTED (not retryable) when `signal` aborts. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
