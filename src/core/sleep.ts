@@ -16,6 +16,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/** The AppError ABORTED (not retryable) that abortable waits and RPC calls throw when shutting down. */
 export function aborted(): AppError {
   return new AppError('ABORTED', 'operation aborted (shutting down)');
 }

@@ -20,6 +20,7 @@ export interface IngestContext {
   nullRetryDelayMs: number;
 }
 
+/** Commitment a page of transactions is fetched at: `finalized` for the backfill, `confirmed` for the tail (docs/design.md §5). */
 export type TxCommitment = 'confirmed' | 'finalized';
 
 /**
@@ -98,6 +99,7 @@ export interface Prepared {
   blocked: boolean;
 }
 
+/** The committable prefix of a fetched page: its events and processed signatures up to the first null transaction, skip counts by reason. */
 export function prepare(f: Fetched): Prepared {
   const out: Prepared = { events: [], signatures: [], skipped: {}, covered: 0, last: undefined, blocked: false };
   const bump = (reason: string, n = 1) => {

@@ -14,6 +14,7 @@ import { AppError } from '../core/index.js';
  */
 export const RETRYABLE_RPC_CODES: ReadonlySet<number> = new Set([-32004, -32005, -32014, -32016, -32019, -32603, 429]);
 
+/** The `error` member of a JSON-RPC 2.0 response. */
 export interface JsonRpcErrorBody {
   code: number;
   message: string;

@@ -1,6 +1,7 @@
 import { AppError, aborted, type Clock } from '../core/index.js';
 import { httpError, parseRetryAfter } from './errors.js';
 
+/** One HTTP POST of a JSON-RPC body (postJson). */
 export interface PostOptions {
   url: string;
   body: unknown;
