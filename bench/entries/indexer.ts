@@ -5,6 +5,7 @@
 // time from /proc in between).
 import { loadConfig } from '../../src/config/index.js';
 import { createCommon, createLogger } from '../../src/core/index.js';
+import { indexingOptions } from '../../src/cli/runtime.js';
 import { startIndexing } from '../../src/ingest/index.js';
 import { createStore } from '../../src/store/index.js';
 
@@ -36,7 +37,7 @@ const config = loadConfig(
 const store = await createStore({ common, config: config.store });
 process.stdout.write('start\n');
 const t0 = performance.now();
-const { indexer, close } = await startIndexing({ common, config, store, feeds: a.feeds, indexer: { progress: 'off' } });
+const { indexer, close } = await startIndexing(indexingOptions(config, { common, store, feeds: a.feeds, indexer: { progress: 'off' } }));
 await indexer.backfilled();
 const ms = performance.now() - t0;
 const c = await store.queries.counts();

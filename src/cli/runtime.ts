@@ -10,7 +10,44 @@ export interface IndexingRuntimeOptions {
   store: Store;
   /** The demo chain (a simulator process's endpoints) to index instead of SOLANA_RPC_URL. */
   chain?: ChainEndpoints;
-  indexer?: StartIndexingOptions['indexer'];
+  indexer?: Partial<StartIndexingOptions['indexer']>;
+}
+
+/** What `indexingOptions` adds to the configuration: the process's parts and per-run overrides. */
+export interface IndexingParts {
+  common: Common;
+  store: Store;
+  /** Extra mint → Pyth feed id entries (the simulator's mints in demo mode). */
+  feeds?: Readonly<Record<string, string>>;
+  /** Overrides of createIndexer's settings (page size, progress mode, intervals). */
+  indexer?: Partial<StartIndexingOptions['indexer']>;
+  leader?: StartIndexingOptions['leader'];
+}
+
+/** The configuration mapped onto startIndexing's plain options (ingest does not read the configuration itself). */
+export function indexingOptions(config: Readonly<Config>, parts: IndexingParts): StartIndexingOptions {
+  return {
+    common: parts.common,
+    store: parts.store,
+    rpc: { url: config.solanaRpcUrl, concurrency: config.rpcConcurrency, maxRps: config.rpcMaxRps },
+    prices: {
+      hermesUrl: config.hermesUrl,
+      pythApiKey: config.pythApiKey,
+      jupiterUrl: config.jupiterUrl,
+      jupiterApiKey: config.jupiterApiKey,
+      overridesFile: config.priceOverridesFile,
+      feeds: parts.feeds,
+    },
+    indexer: {
+      backfillDays: config.backfillDays,
+      pollIntervalMs: config.pollIntervalMs,
+      wsUrl: config.solanaWsUrl,
+      syncMinIntervalMs: config.syncMinIntervalMs,
+      ...parts.indexer,
+    },
+    ...(config.store.kind === 'postgres' ? { postgres: { url: config.store.url, schema: config.store.schema } } : {}),
+    ...(parts.leader !== undefined ? { leader: parts.leader } : {}),
+  };
 }
 
 /**
@@ -36,5 +73,5 @@ export async function startIndexingRuntime(o: IndexingRuntimeOptions): Promise<I
       backfillDays: Math.min(config.backfillDays, chain.days + 1),
     };
   }
-  return startIndexing({ common: o.common, config, store: o.store, feeds: chain?.feeds, indexer: o.indexer });
+  return startIndexing(indexingOptions(config, { common: o.common, store: o.store, feeds: chain?.feeds, indexer: o.indexer }));
 }

@@ -6,6 +6,7 @@ export interface Clock {
   now(): number;
 }
 
+/** The wall clock (Date.now, Unix ms): the production Clock. */
 export const systemClock: Clock = Object.freeze({ now: () => Date.now() });
 
 /** A clock that only moves when told; for tests. */

@@ -23,6 +23,7 @@ export class AppError extends Error {
   }
 }
 
+/** Type guard for AppError (the one error base; docs/architecture.md convention 5). */
 export function isAppError(err: unknown): err is AppError {
   return err instanceof AppError;
 }

@@ -55,6 +55,7 @@ export function prettyAvailable(): boolean {
   }
 }
 
+/** What createLogger takes: level, pretty output, destination. */
 export interface LoggerOptions {
   level?: string;
   /**

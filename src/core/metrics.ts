@@ -21,6 +21,7 @@ export interface Metrics {
   priceLookups: Counter<'source' | 'outcome'>;
 }
 
+/** A fresh registry with every metric of docs/design.md §9 registered on it (none on the global registry). */
 export function createMetrics(): Metrics {
   const registry = new Registry();
   const r = { registers: [registry] };

@@ -8,6 +8,7 @@ export interface Shutdown {
   readonly closing: boolean;
 }
 
+/** A shutdown registry; a failing step is reported to `onError` (name, error) and the next steps still run. */
 export function createShutdown(onError?: (name: string, err: unknown) => void): Shutdown {
   const steps: { name: string; fn: () => Promise<void> | void }[] = [];
   let closing: Promise<void> | undefined;

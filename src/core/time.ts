@@ -1,6 +1,8 @@
 /** Calendar helpers. All dates are UTC (docs/design.md §4: dates are UTC `YYYY-MM-DD`). */
 
+/** One hour, ms. */
 export const MS_PER_HOUR = 3_600_000;
+/** One UTC day, ms. */
 export const MS_PER_DAY = 86_400_000;
 
 /** UTC day number (days since 1970-01-01) of a ms timestamp. */

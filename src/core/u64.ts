@@ -6,6 +6,7 @@
  */
 export const TWO_32 = 4_294_967_296n;
 
+/** A u64 amount (smallest token units) as its 32-bit halves; throws RangeError for a negative amount. */
 export function splitU64(amount: bigint): { hi: number; lo: number } {
   if (amount < 0n) throw new RangeError(`u64 amount is negative: ${amount}`);
   return { hi: Number(amount / TWO_32), lo: Number(amount % TWO_32) };

@@ -1,8 +1,9 @@
-import { isoMs } from '../core/index.js';
-import { sleep, type SignatureInfo } from '../solana/index.js';
+import { isoMs, sleep } from '../core/index.js';
+import type { SignatureInfo } from '../solana/index.js';
 import { commit, fetchTransactions, prepare, type Fetched, type IngestContext, type Prepared } from './batch.js';
 import { encodeCursor, STATE_KEYS, type Cursor } from './checkpoint.js';
 
+/** Settings of one backfill run (runBackfill). */
 export interface BackfillOptions {
   /** Signatures per getSignaturesForAddress page, 1..1000 (default 1000, the RPC maximum). */
   pageSize: number;
@@ -26,6 +27,7 @@ export interface BackfillOptions {
   onProgress?(p: BackfillProgress): void;
 }
 
+/** What a backfill run has covered so far, reported after every commit (progress.ts). */
 export interface BackfillProgress {
   /** blockTime (s) of the oldest signature processed so far. */
   oldestBlockTime: number | null;

@@ -1,7 +1,7 @@
-import type { Common } from '../core/index.js';
+import { sleep, type Common } from '../core/index.js';
 import type { Pricer, MintHour } from '../prices/index.js';
 import { decodeTransaction, type DecodedTransaction, type GambaEvent, type LocatedEvent } from '../protocol/index.js';
-import { MAX_BATCH, sleep, type RpcClient, type SignatureInfo, type TransactionResult } from '../solana/index.js';
+import { MAX_BATCH, type RpcClient, type SignatureInfo, type TransactionResult } from '../solana/index.js';
 import type { ProcessedSignature, Store, WriteResult } from '../store/index.js';
 import type { MintRegistry } from './mints.js';
 
@@ -20,6 +20,7 @@ export interface IngestContext {
   nullRetryDelayMs: number;
 }
 
+/** Commitment a page of transactions is fetched at: `finalized` for the backfill, `confirmed` for the tail (docs/design.md §5). */
 export type TxCommitment = 'confirmed' | 'finalized';
 
 /**
@@ -98,6 +99,7 @@ export interface Prepared {
   blocked: boolean;
 }
 
+/** The committable prefix of a fetched page: its events and processed signatures up to the first null transaction, skip counts by reason. */
 export function prepare(f: Fetched): Prepared {
   const out: Prepared = { events: [], signatures: [], skipped: {}, covered: 0, last: undefined, blocked: false };
   const bump = (reason: string, n = 1) => {

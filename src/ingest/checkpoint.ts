@@ -23,6 +23,7 @@ export interface Cursor {
   blockTime: number | null;
 }
 
+/** A cursor as stored in the sync-state table: JSON `{ signature, slot, blockTime }` (read back by decodeCursor). */
 export function encodeCursor(c: Cursor): string {
   return JSON.stringify({ signature: c.signature, slot: c.slot, blockTime: c.blockTime });
 }

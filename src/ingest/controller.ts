@@ -36,6 +36,7 @@ export interface SyncTrigger {
   startedAt: number;
 }
 
+/** The indexer as the API drives it: its state, and catch-up triggers (docs/design.md §5). */
 export interface SyncController {
   state(): SyncState;
   /**
@@ -46,8 +47,8 @@ export interface SyncController {
   trigger(): Promise<SyncTrigger>;
 }
 
-/** For processes that run no indexer: never syncing; a trigger is acknowledged and does nothing here. */
-export function createIdleSyncController(clock: { now(): number } = { now: () => Date.now() }): SyncController {
+/** For processes that run no indexer: never syncing; a trigger is acknowledged and does nothing here. `clock`: the injected clock (Common.clock), Unix ms. */
+export function createIdleSyncController(clock: { now(): number }): SyncController {
   let n = 0;
   return {
     state: () => ({ syncing: false, lastSync: null, lagSlots: null, lagSeconds: null }),
@@ -89,6 +90,7 @@ export interface IndexerEventHub extends IndexerEvents {
   emit<K extends keyof IndexerEventMap>(name: K, event: IndexerEventMap[K]): void;
 }
 
+/** An in-process hub of indexer events; a listener that throws goes to `onListenerError` (default: ignored) and the others still run. */
 export function createIndexerEvents(onListenerError: (err: unknown) => void = () => undefined): IndexerEventHub {
   const listeners = new Map<keyof IndexerEventMap, Set<(event: never) => void>>();
   return {

@@ -13,6 +13,11 @@ export interface MintRegistry {
   decimalsOf(mint: string): number | undefined;
 }
 
+/**
+ * The mint registry: decimals loaded from the store once, unknown mints asked over RPC
+ * (`getMultipleAccounts`, jsonParsed) and stored; mints that are not mint accounts are asked
+ * again at most every 10 min (the injected clock).
+ */
 export function createMintRegistry(o: { common: Common; store: Pick<Store, 'getMints' | 'upsertMints'>; rpc: RpcClient }): MintRegistry {
   const known = new Map<string, number>();
   let loaded: Promise<void> | undefined;

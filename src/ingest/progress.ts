@@ -2,18 +2,20 @@ import cliProgress from 'cli-progress';
 import type { Common } from '../core/index.js';
 import type { BackfillProgress } from './backfill.js';
 
-/**
- * Backfill progress for people (docs/indexer.md): a cli-progress bar with rate and ETA when stdout is a
- * TTY, otherwise one structured log line every `logEveryMs` (default 5 s). Progress is measured
- * in time covered: from the newest block time seen down to the cutoff.
- */
+/** How backfill progress is shown: 'auto' (a bar on a TTY, log lines otherwise), 'bar', 'log', or 'off'. */
 export type ProgressMode = 'auto' | 'bar' | 'log' | 'off';
 
+/** Receives a backfill run's progress; `stop` ends the bar. */
 export interface ProgressReporter {
   update(p: BackfillProgress): void;
   stop(): void;
 }
 
+/**
+ * Backfill progress for people (docs/indexer.md): a cli-progress bar with rate and ETA when stdout is a
+ * TTY, otherwise one structured log line every `logEveryMs` (default 5 s). Progress is measured
+ * in time covered: from the newest block time seen (Unix s) down to `cutoff` (Unix s); times from the injected clock.
+ */
 export function createProgress(o: { common: Common; mode: ProgressMode; cutoff: number; logEveryMs?: number; stream?: NodeJS.WriteStream }): ProgressReporter {
   const { logger, clock } = o.common;
   const stream = o.stream ?? process.stdout;

@@ -1,20 +1,25 @@
 import { AppError, type Common } from '../core/index.js';
-import type { Config } from '../config/index.js';
-import { createPriceSources } from '../prices/index.js';
+import { createPriceSources, type PriceSourcesOptions } from '../prices/index.js';
 import { createRpcClient, type RpcClient } from '../solana/index.js';
 import type { Store } from '../store/index.js';
 import { createIndexer, type Indexer, type IndexerOptions } from './indexer.js';
 import { createLeaderElection, type LeaderElection } from './leader.js';
 
+/** What startIndexing takes: plain settings (src/cli/runtime.ts maps the configuration onto them). */
 export interface StartIndexingOptions {
   common: Common;
-  /** SOLANA_RPC_URL is required here (demo mode's simulator is started by the CLI, which passes its URLs in). */
-  config: Readonly<Config>;
   store: Store;
-  /** Extra mint → Pyth feed id entries (the simulator's mints in demo mode). */
-  feeds?: Readonly<Record<string, string>>;
-  /** Passed through to createIndexer (page size, progress mode, intervals). */
-  indexer?: Partial<Omit<IndexerOptions, 'common' | 'config' | 'store' | 'rpc' | 'prices'>>;
+  /**
+   * The JSON-RPC endpoint: SOLANA_RPC_URL (required here: demo mode's simulator is started by the
+   * CLI, which passes its URL in), RPC_CONCURRENCY, RPC_MAX_RPS (requests per second).
+   */
+  rpc: { url: string | undefined; concurrency: number; maxRps: number };
+  /** The price-source chain's settings (HERMES_URL, JUPITER_URL, their keys, PRICE_OVERRIDES_FILE, extra mint → Pyth feed ids). */
+  prices: Omit<PriceSourcesOptions, 'common' | 'fetch'>;
+  /** createIndexer's settings (BACKFILL_DAYS, POLL_INTERVAL_MS, SOLANA_WS_URL, SYNC_MIN_INTERVAL_MS, page size, progress mode, intervals). */
+  indexer: Omit<IndexerOptions, 'common' | 'store' | 'rpc' | 'prices'>;
+  /** Where the PostgreSQL store lives (DATABASE_URL without `schema=`, and that schema), for the leader lock; undefined for SQLite. */
+  postgres?: { url: string; schema?: string };
   /**
    * PostgreSQL stores: leader election (docs/deployment.md) — the indexer runs only while this process
    * holds the leader lock (src/ingest/leader.ts). `false` turns it off. Ignored for SQLite.
@@ -22,6 +27,7 @@ export interface StartIndexingOptions {
   leader?: false | { pollIntervalMs?: number; heartbeatMs?: number; onChange?: (role: 'standby' | 'leader') => void };
 }
 
+/** A started indexer and its RPC client. */
 export interface Indexing {
   indexer: Indexer;
   rpc: RpcClient;
@@ -30,34 +36,26 @@ export interface Indexing {
 }
 
 /**
- * Builds the RPC client, the price-source chain and the indexer from the configuration and
- * starts it; registers its stop step with `common.shutdown`. Used by `serve` and `index`.
- * Throws AppError CONFIG_INVALID when SOLANA_RPC_URL is not set.
+ * Builds the RPC client, the price-source chain and the indexer from plain options and starts
+ * it; registers its stop step with `common.shutdown`. Used by `serve` and `index` (through
+ * src/cli/runtime.ts). Throws AppError CONFIG_INVALID when the RPC URL (SOLANA_RPC_URL) is not set.
  */
 export async function startIndexing(o: StartIndexingOptions): Promise<Indexing> {
-  const { common, config, store } = o;
-  if (!config.solanaRpcUrl) throw new AppError('CONFIG_INVALID', 'SOLANA_RPC_URL is required to index a chain (or run the demo without it via `serve`, or `index --simulate`)');
+  const { common, store } = o;
+  if (!o.rpc.url) throw new AppError('CONFIG_INVALID', 'SOLANA_RPC_URL is required to index a chain (or run the demo without it via `serve`, or `index --simulate`)');
   const rpc = createRpcClient({
     common,
-    url: config.solanaRpcUrl,
-    concurrency: config.rpcConcurrency,
-    maxRps: config.rpcMaxRps,
+    url: o.rpc.url,
+    concurrency: o.rpc.concurrency,
+    maxRps: o.rpc.maxRps,
     timeoutMs: 30_000,
   });
-  const prices = createPriceSources({
-    common,
-    hermesUrl: config.hermesUrl,
-    pythApiKey: config.pythApiKey,
-    jupiterUrl: config.jupiterUrl,
-    jupiterApiKey: config.jupiterApiKey,
-    overridesFile: config.priceOverridesFile,
-    feeds: o.feeds,
-  });
-  const make = () => createIndexer({ syncMinIntervalMs: config.syncMinIntervalMs, ...o.indexer, common, config, store, rpc, prices });
+  const prices = createPriceSources({ ...o.prices, common });
+  const make = () => createIndexer({ ...o.indexer, common, store, rpc, prices });
   const leader = o.leader === false ? undefined : o.leader ?? {};
   const indexer =
-    leader && store.dialect === 'postgres' && config.store.kind === 'postgres'
-      ? createElectedIndexer(common, make, createLeaderElection({ common, url: config.store.url, schema: config.store.schema, ...leader }), leader.onChange)
+    leader && store.dialect === 'postgres' && o.postgres
+      ? createElectedIndexer(common, make, createLeaderElection({ common, url: o.postgres.url, schema: o.postgres.schema, ...leader }), leader.onChange)
       : make();
   await indexer.start();
   let closed: Promise<void> | undefined;

@@ -22,6 +22,7 @@ export interface TriggeredPasses {
   stop(): void;
 }
 
+/** What createTriggeredPasses takes: the injected clock, the minimum interval, the pass to run. */
 export interface TriggeredPassesOptions {
   clock: { now(): number };
   /** Minimum time between the starts of two triggered passes, ms (SYNC_MIN_INTERVAL_MS). */
@@ -30,6 +31,7 @@ export interface TriggeredPassesOptions {
   run: () => Promise<void>;
 }
 
+/** Triggered passes as described on TriggeredPasses; pass ids are `pass_` + 16 random hex digits; the timer of a scheduled pass is real time. */
 export function createTriggeredPasses(o: TriggeredPassesOptions): TriggeredPasses {
   let current: { id: string; startedAt: number; done: Promise<void> } | undefined;
   let next: { id: string; startsAt: number; timer: ReturnType<typeof setTimeout> } | undefined;

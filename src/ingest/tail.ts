@@ -2,6 +2,7 @@ import type { SignatureInfo } from '../solana/index.js';
 import { commit, fetchTransactions, prepare, type IngestContext } from './batch.js';
 import { encodeCursor, STATE_KEYS, type Cursor } from './checkpoint.js';
 
+/** Settings of one tail pass (runTailPass). */
 export interface TailPassOptions {
   /** Newest processed signature; undefined = nothing yet (then `cutoff` bounds the walk). */
   cursor: Cursor | undefined;
@@ -10,6 +11,7 @@ export interface TailPassOptions {
   pageSize: number;
 }
 
+/** What one tail pass did, and the cursor it left. */
 export interface TailPassResult {
   cursor: Cursor | undefined;
   /** Signatures covered by this pass. */

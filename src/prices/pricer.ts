@@ -2,6 +2,7 @@ import { hourFloor, type Common } from '../core/index.js';
 import type { HourlyPrice, Store } from '../store/index.js';
 import type { PriceSource } from './types.js';
 
+/** What createPricer takes: the store, the source chain, retry and concurrency settings. */
 export interface PricerOptions {
   common: Common;
   store: Pick<Store, 'getPrices' | 'putPrices'>;
@@ -13,6 +14,7 @@ export interface PricerOptions {
   concurrency?: number;
 }
 
+/** A token and a UTC hour: the grain of a stored price. */
 export interface MintHour {
   mint: string;
   /** Start of the UTC hour, ms (any ms inside the hour is floored). */
@@ -38,6 +40,7 @@ export interface Pricer {
 
 const key = (mint: string, hourMs: number) => `${mint}@${hourMs}`;
 
+/** A Pricer over `o.store`; remembers priced pairs in memory and retries unpriced ones after `retryAfterMs` (the injected clock). */
 export function createPricer(o: PricerOptions): Pricer {
   const { clock, logger } = o.common;
   const retryAfterMs = o.retryAfterMs ?? 300_000;

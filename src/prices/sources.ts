@@ -6,6 +6,7 @@ import { createJupiterSource } from './sources/jupiter.js';
 import { createOverridesSource } from './sources/overrides.js';
 import type { PriceSource } from './types.js';
 
+/** What createPriceSources takes: each source's URL and key (an empty URL disables it), the overrides file, extra feeds. */
 export interface PriceSourcesOptions {
   common: Common;
   /** HERMES_URL; empty string disables Hermes. */

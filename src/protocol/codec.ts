@@ -77,6 +77,7 @@ const poolAction = transformCodec(
   },
 );
 
+/** Borsh codec of the GameSettled event body (after its 8-byte discriminator; field order from the IDL, docs/protocol.md §4). */
 export const gameSettledCodec: Codec<GameSettled> = getStructCodec([
   ['user', pubkey],
   ['pool', pubkey],
@@ -106,6 +107,7 @@ export const gameSettledCodec: Codec<GameSettled> = getStructCodec([
   ['metadata', str],
 ]) as unknown as Codec<GameSettled>;
 
+/** Borsh codec of the PoolChange event body (docs/protocol.md §4). */
 export const poolChangeCodec: Codec<PoolChange> = getStructCodec([
   ['user', pubkey],
   ['pool', pubkey],
@@ -116,6 +118,7 @@ export const poolChangeCodec: Codec<PoolChange> = getStructCodec([
   ['lpSupply', bigU64],
 ]) as unknown as Codec<PoolChange>;
 
+/** Borsh codec of the PoolCreated event body (docs/protocol.md §4). */
 export const poolCreatedCodec: Codec<PoolCreated> = getStructCodec([
   ['user', pubkey],
   ['authority', pubkey],
@@ -129,6 +132,7 @@ function startsWith(bytes: Uint8Array, prefix: Uint8Array, offset = 0): boolean 
   return true;
 }
 
+/** One event's bytes decoded, or why not: an unknown discriminator, or bytes the codec rejects. */
 export type EventDecodeOutcome =
   | { ok: true; event: GambaEvent }
   | { ok: false; reason: 'unknown_discriminator' | 'malformed' };

@@ -27,8 +27,10 @@ export type RpcInstruction =
   | { programIdIndex: number; data: string; accounts?: number[]; stackHeight?: number | null }
   | { programId: string; data?: string; parsed?: unknown; accounts?: string[]; stackHeight?: number | null };
 
+/** Why a transaction, or an event in it, was not indexed (counted in the `indexer_events_skipped_total` metric and /sync/status). */
 export type SkipReason = 'failed_transaction' | 'truncated_logs' | 'unknown_discriminator' | 'malformed' | 'no_meta';
 
+/** A transaction's Gamba events in program order, and what was skipped. */
 export interface DecodedTransaction {
   signature: string;
   events: GambaEvent[];

@@ -31,8 +31,10 @@ export interface GameSettled {
   metadata: string;
 }
 
+/** PoolChange `action`: the IDL enum (0 deposit, 1 withdraw). */
 export type PoolAction = 'deposit' | 'withdraw';
 
+/** A liquidity deposit or withdrawal; amounts in smallest token units, `lpSupply` in LP token units. */
 export interface PoolChange {
   user: string;
   pool: string;
@@ -43,6 +45,7 @@ export interface PoolChange {
   lpSupply: bigint;
 }
 
+/** A new pool for `tokenMint` (`user` and `authority` as the IDL names them; docs/protocol.md §4). */
 export interface PoolCreated {
   user: string;
   authority: string;
@@ -50,11 +53,13 @@ export interface PoolCreated {
   tokenMint: string;
 }
 
+/** One decoded event, tagged by its IDL name. */
 export type GambaEvent =
   | { name: 'GameSettled'; data: GameSettled }
   | { name: 'PoolChange'; data: PoolChange }
   | { name: 'PoolCreated'; data: PoolCreated };
 
+/** The names of the indexed events. */
 export type GambaEventName = GambaEvent['name'];
 
 /**

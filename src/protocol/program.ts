@@ -4,6 +4,7 @@
  */
 export const GAMBA_PROGRAM_ID = 'Gamba2hK6KV3quKq854B3sQG1WMdq3zgQLPKqyK4qS18';
 
+/** Event discriminators: sha256("event:<Name>")[0..8] (docs/protocol.md §4). */
 export const EVENT_DISCRIMINATORS = {
   GameSettled: Uint8Array.from([63, 109, 128, 85, 229, 63, 167, 176]),
   PoolChange: Uint8Array.from([241, 7, 155, 154, 56, 57, 0, 101]),

@@ -1,6 +1,7 @@
 import { createRpcTransport, MAX_BATCH, type CallOptions, type RpcTransport, type RpcTransportOptions } from './rpc-client.js';
 import type { Commitment, ParsedAccount, SignatureInfo, TransactionResult } from './types.js';
 
+/** Options of getSignaturesForAddress (Solana RPC docs). */
 export interface SignaturesQuery extends CallOptions {
   /** Exclusive: start searching backwards from this signature (newest → oldest). */
   before?: string;
@@ -12,6 +13,7 @@ export interface SignaturesQuery extends CallOptions {
   commitment?: Exclude<Commitment, 'processed'>;
 }
 
+/** Options of getTransaction(s): the commitment (default `finalized`). */
 export interface TxQuery extends CallOptions {
   commitment?: Exclude<Commitment, 'processed'>;
 }
@@ -40,6 +42,7 @@ export interface RpcClient extends RpcTransport {
   getMintDecimals(mints: string[], q?: CallOptions): Promise<Map<string, number>>;
 }
 
+/** What createRpcClient takes: the transport's options. */
 export type RpcClientOptions = RpcTransportOptions;
 
 /** Builds the client; nothing is sent until a method is called. */

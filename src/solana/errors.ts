@@ -14,6 +14,7 @@ import { AppError } from '../core/index.js';
  */
 export const RETRYABLE_RPC_CODES: ReadonlySet<number> = new Set([-32004, -32005, -32014, -32016, -32019, -32603, 429]);
 
+/** The `error` member of a JSON-RPC 2.0 response. */
 export interface JsonRpcErrorBody {
   code: number;
   message: string;
@@ -50,8 +51,11 @@ export function httpError(method: string, status: number, body: string, retryAft
   });
 }
 
-/** Parses `Retry-After` (delta seconds or HTTP date, RFC 9110 §10.2.3) into ms; undefined when absent/invalid. */
-export function parseRetryAfter(value: string | null, nowMs: number = Date.now()): number | undefined {
+/**
+ * Parses `Retry-After` (delta seconds or HTTP date, RFC 9110 §10.2.3) into a wait in ms;
+ * undefined when absent/invalid. `nowMs`: the caller's clock (Unix ms), what an HTTP date is measured from.
+ */
+export function parseRetryAfter(value: string | null, nowMs: number): number | undefined {
   if (value === null || value.trim() === '') return undefined;
   const v = value.trim();
   if (/^\d+(\.\d+)?$/.test(v)) return Math.round(Number(v) * 1000);

@@ -9,6 +9,7 @@ export interface LogsNotification {
   slot: number;
 }
 
+/** What subscribeLogs takes: the endpoint, the address, the callbacks, the reconnect ceiling. */
 export interface LogsSubscriptionOptions {
   common: Common;
   /** ws:// or wss:// endpoint. */
@@ -23,6 +24,7 @@ export interface LogsSubscriptionOptions {
   maxReconnectDelayMs?: number;
 }
 
+/** A live `logsSubscribe` (reconnecting until closed). */
 export interface LogsSubscription {
   /** Whether a subscription is currently confirmed by the server. */
   readonly connected: boolean;

@@ -1,4 +1,4 @@
-import { sleep } from './sleep.js';
+import { sleep } from '../core/index.js';
 
 /**
  * Client-side request-rate cap: a token bucket holding up to `ratePerSec` tokens (one second
@@ -11,6 +11,7 @@ export interface RateLimiter {
   acquire(tokens: number, signal?: AbortSignal): Promise<void>;
 }
 
+/** A rate cap of `ratePerSec` requests per second; `now` is a monotonic ms clock (default performance.now). Waits reject with AppError ABORTED when the signal aborts. */
 export function createRateLimiter(ratePerSec: number, now: () => number = () => performance.now()): RateLimiter {
   const capacity = Math.max(1, ratePerSec);
   let tokens = capacity;

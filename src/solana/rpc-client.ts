@@ -1,8 +1,7 @@
-import { AppError, isAppError, type Common } from '../core/index.js';
+import { AppError, isAppError, sleep, type Common } from '../core/index.js';
 import { errorKind, rpcError, type JsonRpcErrorBody } from './errors.js';
 import { createRateLimiter } from './rate-limiter.js';
 import { createSemaphore } from './semaphore.js';
-import { sleep } from './sleep.js';
 import { postJson } from './transport.js';
 import type { BatchOutcome, RpcCallSpec } from './types.js';
 
@@ -12,6 +11,7 @@ import type { BatchOutcome, RpcCallSpec } from './types.js';
  */
 export const MAX_BATCH = 100;
 
+/** Retry policy of the RPC transport: attempts and exponential backoff with full jitter, ms. */
 export interface RetryOptions {
   /** Total tries per request including the first (default 8). */
   maxAttempts?: number;
@@ -21,6 +21,7 @@ export interface RetryOptions {
   maxDelayMs?: number;
 }
 
+/** What createRpcTransport (and createRpcClient) take: the endpoint and its limits. */
 export interface RpcTransportOptions {
   common: Common;
   /** HTTP(S) JSON-RPC endpoint. */
@@ -40,6 +41,7 @@ export interface RpcTransportOptions {
   fetch?: typeof fetch;
 }
 
+/** Per-call options: `signal` aborts the call (AppError ABORTED). */
 export interface CallOptions {
   signal?: AbortSignal;
 }
@@ -72,6 +74,7 @@ function asAppError(e: unknown, method: string): AppError {
   return new AppError('RPC_NETWORK', `${method}: ${e instanceof Error ? e.message : String(e)}`, { retryable: true, cause: e });
 }
 
+/** The JSON-RPC transport over `opts.url`; nothing is sent until a method is called. */
 export function createRpcTransport(opts: RpcTransportOptions): RpcTransport {
   const { common, url } = opts;
   const { metrics, logger } = common;
@@ -97,7 +100,7 @@ export function createRpcTransport(opts: RpcTransportOptions): RpcTransport {
 
   const send = async (body: unknown, label: string, items: number, signal?: AbortSignal): Promise<unknown> => {
     await limiter.acquire(items, signal);
-    return semaphore.run(() => postJson({ url, body, label, timeoutMs, headers, signal, fetch: fetchImpl }));
+    return semaphore.run(() => postJson({ url, body, label, timeoutMs, headers, signal, fetch: fetchImpl, clock: common.clock }));
   };
 
   const noteError = (method: string, err: AppError) => {

@@ -3,6 +3,7 @@ export interface Semaphore {
   run<T>(fn: () => Promise<T>): Promise<T>;
 }
 
+/** A FIFO semaphore letting `max` tasks run at once. */
 export function createSemaphore(max: number): Semaphore {
   let active = 0;
   const waiters: (() => void)[] = [];

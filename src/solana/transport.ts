@@ -1,7 +1,7 @@
-import { AppError } from '../core/index.js';
+import { AppError, aborted, type Clock } from '../core/index.js';
 import { httpError, parseRetryAfter } from './errors.js';
-import { aborted } from './sleep.js';
 
+/** One HTTP POST of a JSON-RPC body (postJson). */
 export interface PostOptions {
   url: string;
   body: unknown;
@@ -11,6 +11,8 @@ export interface PostOptions {
   headers: Record<string, string>;
   signal?: AbortSignal;
   fetch: typeof fetch;
+  /** The injected clock (Common.clock): an HTTP-date `Retry-After` is measured from its now. */
+  clock: Clock;
 }
 
 /**
@@ -51,7 +53,7 @@ export async function postJson(o: PostOptions): Promise<unknown> {
   } catch (e) {
     throw fail(e);
   }
-  if (!res.ok) throw httpError(o.label, res.status, text, parseRetryAfter(res.headers.get('retry-after')));
+  if (!res.ok) throw httpError(o.label, res.status, text, parseRetryAfter(res.headers.get('retry-after'), o.clock.now()));
   try {
     return JSON.parse(text) as unknown;
   } catch (e) {

@@ -51,6 +51,7 @@ export interface ParsedAccount {
     | string;
 }
 
+/** One call of a JSON-RPC batch: method and params. */
 export interface RpcCallSpec {
   method: string;
   params: unknown[];

@@ -33,7 +33,9 @@ export function buildIndexer(s: IndexerSetup): Indexer {
   const prices = s.prices ?? createOverridesSource({ common, table: s.overrides ?? {} });
   return createIndexer({
     common,
-    config: { backfillDays: s.backfillDays ?? 3650, pollIntervalMs: s.pollIntervalMs ?? 200, solanaWsUrl: s.wsUrl },
+    backfillDays: s.backfillDays ?? 3650,
+    pollIntervalMs: s.pollIntervalMs ?? 200,
+    wsUrl: s.wsUrl,
     store: s.store,
     rpc,
     prices,

@@ -174,10 +174,10 @@ describe('RPC client: retries and error mapping', () => {
   });
 
   it('parses Retry-After as seconds or an HTTP date', () => {
-    expect(parseRetryAfter('3')).toBe(3000);
-    expect(parseRetryAfter(null)).toBeUndefined();
-    expect(parseRetryAfter('soon')).toBeUndefined();
     const now = Date.UTC(2026, 0, 1, 0, 0, 0);
+    expect(parseRetryAfter('3', now)).toBe(3000);
+    expect(parseRetryAfter(null, now)).toBeUndefined();
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
     expect(parseRetryAfter(new Date(now + 7000).toUTCString(), now)).toBe(7000);
   });
 });

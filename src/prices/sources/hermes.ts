@@ -3,6 +3,7 @@ import { AppError, type Common } from '../../core/index.js';
 import { normalizeFeedId } from '../feeds.js';
 import type { PriceQuote, PriceSource } from '../types.js';
 
+/** What createHermesSource takes: Hermes URL and key, the mint → feed id table, timeout and retries (ms). */
 export interface HermesSourceOptions {
   common: Common;
   /** Hermes base URL, e.g. https://hermes.pyth.network (HERMES_URL). */

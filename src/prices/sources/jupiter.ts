@@ -1,6 +1,7 @@
 import { AppError, type Common } from '../../core/index.js';
 import type { PriceQuote, PriceSource } from '../types.js';
 
+/** What createJupiterSource takes: the Price API v3 URL and key, cache time and timeout (ms). */
 export interface JupiterSourceOptions {
   common: Common;
   /** Price API v3 URL, e.g. https://api.jup.ag/price/v3 (JUPITER_URL). */

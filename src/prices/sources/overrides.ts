@@ -59,6 +59,7 @@ export function parseOverrides(json: unknown, file = '<inline>'): Parsed {
   return { constant, hourly };
 }
 
+/** What createOverridesSource takes: a file path or an inline table. */
 export interface OverridesSourceOptions {
   common: Common;
   /** Path of the JSON file; read at creation (a bad file fails start-up) and when it changes. */
@@ -67,6 +68,7 @@ export interface OverridesSourceOptions {
   table?: OverridesFile;
 }
 
+/** The overrides price source (USD per whole token, source `override`); throws AppError CONFIG_INVALID when the file cannot be read or is invalid at creation. */
 export function createOverridesSource(o: OverridesSourceOptions): PriceSource {
   let parsed: Parsed = parseOverrides(o.table ?? {}, '<inline>');
   let mtimeMs = -1;

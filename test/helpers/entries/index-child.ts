@@ -1,15 +1,18 @@
-// The indexer as a separate process, wired exactly as `serve`/`index` wire it (startIndexing from
-// the environment's configuration), for the crash-safety test: it is SIGKILLed at random points
+// The indexer as a separate process, wired exactly as `serve`/`index` wire it (startIndexing over
+// the environment's configuration mapped by src/cli/runtime.ts), for the crash-safety test: it is SIGKILLed at random points
 // and restarted. Prints "DONE" once the backfill and one tail pass completed.
 import { loadConfig } from '../../../src/config/index.js';
 import { createCommon, createLogger } from '../../../src/core/index.js';
+import { indexingOptions } from '../../../src/cli/runtime.js';
 import { startIndexing } from '../../../src/ingest/index.js';
 import { createStore } from '../../../src/store/index.js';
 
 const config = loadConfig(process.env);
 const common = createCommon({ logger: createLogger({ level: process.env.CHILD_LOG_LEVEL ?? 'info' }) });
 const store = await createStore({ common, config: config.store });
-const { indexer } = await startIndexing({ common, config, store, indexer: { pageSize: Number(process.env.PAGE_SIZE ?? 1000), backfillCommitSignatures: Number(process.env.COMMIT_SIGNATURES ?? 10_000), progress: 'log' } });
+const { indexer } = await startIndexing(
+  indexingOptions(config, { common, store, indexer: { pageSize: Number(process.env.PAGE_SIZE ?? 1000), backfillCommitSignatures: Number(process.env.COMMIT_SIGNATURES ?? 10_000), progress: 'log' } }),
+);
 process.stdout.write('STARTED\n');
 await indexer.backfilled();
 await indexer.syncNow();

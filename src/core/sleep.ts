@@ -1,4 +1,4 @@
-import { AppError } from '../core/index.js';
+import { AppError } from './errors.js';
 
 /** Resolves after `ms`; rejects with AppError ABORTED (not retryable) when `signal` aborts. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -16,6 +16,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/** The AppError ABORTED (not retryable) that abortable waits and RPC calls throw when shutting down. */
 export function aborted(): AppError {
   return new AppError('ABORTED', 'operation aborted (shutting down)');
 }
