@@ -1,12 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { canonicalJson, orderedJson } from './canonical-json.js';
-import { COMMITMENTS, type Commitment } from './chain.js';
+import { COMMITMENTS, type Commitment, type TxSkel } from '../chain/index.js';
+import { canonicalJson, orderedJson } from '../json/index.js';
+import { txError, type ChainView } from '../transactions/index.js';
 import { errorResponse, RpcError } from './rpc.js';
-import type { TxSkel } from './skeleton.js';
-import { txError } from './txplan.js';
-import type { ChainView } from './view.js';
 
 /**
  * The PubSub side of the node on the same port: `logsSubscribe` / `logsUnsubscribe`

@@ -1,9 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { ChainClock } from './chain.js';
-import { hourOfMs, type PriceBook } from './prices.js';
-import { slotAtMs } from './timeline.js';
-import { TOKENS, TOKEN_BY_MINT, type TokenDef } from './tokens.js';
+import { hourOfMs, slotAtMs, TOKEN_BY_MINT, TOKENS, type ChainClock, type PriceBook, type TokenDef } from '../chain/index.js';
 
 /**
  * Price endpoints compatible with Pyth Hermes v2 (`/v2/updates/price/latest`,

@@ -11,7 +11,7 @@ import {
   getUtf8Encoder,
   type Encoder,
 } from '@solana/kit';
-import { INSTRUCTION_DISCRIMINATORS, pubkeyCodec } from '../protocol/index.js';
+import { INSTRUCTION_DISCRIMINATORS, pubkeyCodec } from '../../protocol/index.js';
 
 /**
  * Instruction data of the transactions the simulator writes: Gamba's Anchor instructions

@@ -1,9 +1,8 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
-import type { GambaEvent, LocatedEvent } from '../protocol/index.js';
-import { hourOfMs } from './prices.js';
-import { TOKEN_BY_MINT } from './tokens.js';
+import type { GambaEvent, LocatedEvent } from '../../protocol/index.js';
+import { hourOfMs, TOKEN_BY_MINT } from '../chain/index.js';
 import type { ChainView } from './view.js';
 
 /**

@@ -1,5 +1,5 @@
-import { encodeEventBytes, EVENT_IX_TAG_LE, GAMBA_PROGRAM_ID, type GambaEvent } from '../protocol/index.js';
-import { TOKEN_PROGRAM } from './addresses.js';
+import { encodeEventBytes, EVENT_IX_TAG_LE, GAMBA_PROGRAM_ID, type GambaEvent } from '../../protocol/index.js';
+import { TOKEN_PROGRAM } from '../chain/index.js';
 import { tokenIx } from './instructions.js';
 import type { LogBook } from './logs.js';
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { address, getProgramDerivedAddress } from '@solana/kit';
 import bs58 from 'bs58';
-import { GAMBA_PROGRAM_ID } from '../protocol/index.js';
+import { GAMBA_PROGRAM_ID } from '../../protocol/index.js';
 
 /** Well-known program and sysvar ids (Solana docs). */
 export const SYSTEM_PROGRAM = '11111111111111111111111111111111';

@@ -1,11 +1,6 @@
-import { lpMintOf, renderMint, tokenMints, type AccountEncoding, type MintAccount } from './accounts.js';
-import { fromBase58 } from './addresses.js';
-import { canonicalJson, orderedJson, RawJson } from './canonical-json.js';
-import { COMMITMENTS, type Commitment } from './chain.js';
-import { blockHeightOf, isSkippedSlot } from './timeline.js';
-import { renderTransaction, renderTransactionJsonBytes, type TxEncoding } from './txjson.js';
-import { txError } from './txplan.js';
-import type { ChainView } from './view.js';
+import { blockHeightOf, COMMITMENTS, fromBase58, isSkippedSlot, lpMintOf, renderMint, tokenMints, type AccountEncoding, type Commitment, type MintAccount } from '../chain/index.js';
+import { canonicalJson, orderedJson, RawJson } from '../json/index.js';
+import { renderTransaction, renderTransactionJsonBytes, txError, type ChainView, type TxEncoding } from '../transactions/index.js';
 
 /**
  * JSON-RPC 2.0 methods of a Solana node, as far as an indexer of one program needs them, with

@@ -1,8 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { ChainClock } from './chain.js';
-import type { FaultDice } from './faults.js';
+import type { ChainClock, FaultDice, PriceBook } from '../chain/index.js';
 import { registerPriceRoutes } from './price-routes.js';
-import type { PriceBook } from './prices.js';
 import { errorResponse, RpcError, type RpcHandler } from './rpc.js';
 import type { LogsPubSub } from './ws.js';
 

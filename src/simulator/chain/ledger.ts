@@ -1,5 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
-import type { GambaEvent, GameSettled, PoolChange, PoolCreated } from '../protocol/index.js';
+import type { GambaEvent, GameSettled, PoolChange, PoolCreated } from '../../protocol/index.js';
 import { fromBase58 } from './addresses.js';
 import { JACKPOT_PROBABILITY_UBPS, type Economy, type PoolDef } from './economy.js';
 import type { PriceBook } from './prices.js';

@@ -1,4 +1,4 @@
-import type { Clock } from '../core/index.js';
+import type { Clock } from '../../core/index.js';
 import { FINALITY_LAG, slotAtMs } from './timeline.js';
 
 /** Solana commitment levels (processed ⊂ newest; finalized ~32 slots behind confirmed). */
