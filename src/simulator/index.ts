@@ -60,6 +60,7 @@ export interface SimulatorOptions {
   renderAhead?: boolean;
 }
 
+/** A token the simulated chain trades: mint address, symbol, decimals and Pyth feed id. */
 export interface SimulatedMint {
   mint: string;
   symbol: string;
@@ -68,6 +69,7 @@ export interface SimulatedMint {
   pythFeedId: string | null;
 }
 
+/** A running simulator: its URLs, mints, slots, the ground truth, faults and `stop`. */
 export interface Simulator {
   /** http://HOST:PORT — JSON-RPC POST. */
   rpcUrl: string;
@@ -98,6 +100,7 @@ export interface Simulator {
   stop(): Promise<void>;
 }
 
+/** Builds the chain and starts listening; resolves once the server listens (the history pass continues in the background, see `ready`). Throws RangeError on an invalid seed, days, playsPerDay or liveRate. */
 export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
   const seed = opts.seed ?? 1;
   const days = opts.days ?? 365;

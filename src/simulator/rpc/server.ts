@@ -24,6 +24,7 @@ const CLOSE = Buffer.from(']');
 /** Largest accepted request body (batches of getTransaction included). */
 const BODY_LIMIT = 5 * 1024 * 1024;
 
+/** The simulator's Fastify server: JSON-RPC POST (single and batch, with injected faults), the WebSocket upgrade and the price routes; not listening yet. */
 export function buildSimulatorServer(deps: ServerDeps): FastifyInstance {
   const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, forceCloseConnections: true, keepAliveTimeout: 10_000 });
 

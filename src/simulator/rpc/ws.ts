@@ -24,11 +24,13 @@ interface Subscription {
 
 const TICK_MS = 200;
 
+/** The PubSub endpoint: takes over HTTP upgrade requests; `close` ends every subscription and socket. */
 export interface LogsPubSub {
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   close(): Promise<void>;
 }
 
+/** The `logsSubscribe` PubSub over a chain view; a timer pushes notifications as the head moves. */
 export function createLogsPubSub(view: ChainView): LogsPubSub {
   const wss = new WebSocketServer({ noServer: true });
   const subs = new Map<number, Subscription>();

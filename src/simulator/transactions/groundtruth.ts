@@ -18,6 +18,7 @@ export type GroundTruthEvent = LocatedEvent & {
   decimals: number;
 };
 
+/** Yields the ground truth up to `maxSlot`, oldest first, rebuilding segment by segment (memory stays bounded). */
 export async function* iterateGroundTruth(view: ChainView, maxSlot: number): AsyncGenerator<GroundTruthEvent> {
   const { ledger } = view;
   const tl = ledger.timeline;

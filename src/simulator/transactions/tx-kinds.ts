@@ -401,6 +401,7 @@ function planOther(k: KindArgs): void {
   }
 }
 
+/** The planner of each transaction kind (instructions, CPIs, logs and events per the Gamba IDL's account lists). */
 export const KIND_PLANNERS: Record<TxKind, (k: KindArgs) => void> = {
   play: planPlay,
   settle: planSettle,

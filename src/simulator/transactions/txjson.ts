@@ -19,6 +19,7 @@ import type { InnerIxPlan, IxPlan, TxPlan } from './txplan.js';
  */
 export type TxEncoding = 'json' | 'jsonParsed' | 'base64' | 'base58';
 
+/** A plan compiled to a message: account keys in message order (static, then address-table loaded), header, roles by index and lookups. */
 export interface CompiledTx {
   plan: TxPlan;
   staticKeys: string[];

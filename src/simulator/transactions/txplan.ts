@@ -66,6 +66,7 @@ function accountLamports(seed: number, key: string): number {
   return v;
 }
 
+/** What a plan needs beyond the realized transaction: economy, seed, block time (Unix s), blockhash of a slot, whether logs are truncated, and the signature. */
 export interface PlanContext {
   economy: Economy;
   seed: number;
@@ -76,6 +77,7 @@ export interface PlanContext {
   signature: string;
 }
 
+/** The full plan of a realized transaction (deterministic; the view caches it). */
 export function planTransaction(real: RealTx, ctx: PlanContext): TxPlan {
   const tx = real.skel;
   const eco = ctx.economy;

@@ -34,6 +34,7 @@ export interface ChainView {
 
 type Matcher = (tx: TxSkel) => boolean;
 
+/** The chain view over a ledger, the chain clock and the current faults (read through `faults()` so `setFaults` applies at once). */
 export function createChainView(o: { seed: number; ledger: Ledger; clock: ChainClock; faults: () => FaultDice }): ChainView {
   const { seed, ledger } = o;
   const eco = ledger.economy;
