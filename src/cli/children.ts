@@ -41,6 +41,7 @@ export interface SupervisedChildOptions {
   maxBackoffMs?: number;
 }
 
+/** A supervised child process: its pid, IPC sends, restart and stop. */
 export interface SupervisedChild {
   /** The running child's pid; undefined between a crash and its restart. */
   readonly pid: number | undefined;
@@ -55,6 +56,7 @@ export interface SupervisedChild {
 /** A child that stayed up this long resets the restart delay, ms. */
 const STABLE_AFTER_MS = 60_000;
 
+/** Forks the child at once and keeps it running: restarts after a crash (backoff doubling per quick crash, from `backoffMs` up to `maxBackoffMs`); throws Error when this process has no CLI script to re-run. */
 export function superviseChild(o: SupervisedChildOptions): SupervisedChild {
   const { logger } = o.common;
   const initialBackoff = o.backoffMs ?? 1000;

@@ -19,6 +19,7 @@ export interface WorkerPool {
   close(graceMs?: number): Promise<void>;
 }
 
+/** What the primary adds to its workers: their environment and its side of their IPC. */
 export interface WorkerHooks {
   /** Extra environment of every worker. */
   env?: Record<string, string>;
@@ -41,10 +42,12 @@ function sendTo(w: Worker, m: object): void {
 /** Env var telling a forked process it is an API worker of `serve --workers`. */
 export const WORKER_ENV = 'GAMBA_API_WORKER';
 
+/** Whether this process is an API worker forked by `serve --workers`. */
 export function isApiWorker(): boolean {
   return cluster.isWorker && process.env[WORKER_ENV] === '1';
 }
 
+/** Forks `count` API workers (node:cluster) that share one port, replacing any that dies after 1 s. */
 export function forkApiWorkers(common: Common, count: number, host: string, hooks: WorkerHooks = {}): WorkerPool {
   const { logger } = common;
   let stopping = false;

@@ -21,11 +21,13 @@ export type IndexerUpdate =
 /** API side → indexer. */
 export type IndexerRequest = { type: 'indexer.trigger'; id: number } | { type: 'indexer.metrics?'; id: number };
 
+/** Whether an IPC message is an IndexerUpdate (checks the `type` only). */
 export function isIndexerUpdate(m: unknown): m is IndexerUpdate {
   const t = (m as { type?: unknown } | null)?.type;
   return t === 'indexer.state' || t === 'indexer.committed' || t === 'indexer.triggered' || t === 'indexer.metrics';
 }
 
+/** Whether an IPC message is an IndexerRequest (its `type` and a numeric `id`). */
 export function isIndexerRequest(m: unknown): m is IndexerRequest {
   const t = (m as { type?: unknown } | null)?.type;
   return (t === 'indexer.trigger' || t === 'indexer.metrics?') && typeof (m as { id?: unknown }).id === 'number';

@@ -4,6 +4,7 @@ import { startIndexing, type Indexing, type StartIndexingOptions } from '../inge
 import type { Store } from '../store/index.js';
 import type { ChainEndpoints } from './simulator-process.js';
 
+/** What `startIndexingRuntime` needs: the common bag, config, a read-write store and, in demo mode, the simulator's endpoints. */
 export interface IndexingRuntimeOptions {
   common: Common;
   config: Readonly<Config>;

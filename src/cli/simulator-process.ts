@@ -38,10 +38,12 @@ export interface SimulatorReady {
   mints: { mint: string; pythFeedId: string | null }[];
 }
 
+/** Whether an IPC message is the simulator's ready message. */
 export function isSimulatorReady(m: unknown): m is SimulatorReady {
   return (m as { type?: unknown } | null)?.type === 'simulator.ready';
 }
 
+/** The demo chain's identity: start time (Unix ms), days of history, games per day, whales. */
 export interface SimulationOptions {
   /** The simulation's start ("now" of its history), Unix ms: same start + seed = same chain. */
   startTimeMs: number;
@@ -51,6 +53,7 @@ export interface SimulationOptions {
   whales?: boolean;
 }
 
+/** The running simulator process: its current endpoints, pid, restart listeners and `stop`. */
 export interface SimulatorProcess {
   /** The current endpoints (they change when the simulator is restarted). */
   endpoints(): ChainEndpoints;

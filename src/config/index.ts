@@ -2,9 +2,11 @@ import { AppError } from '../core/index.js';
 
 /**
  * The service's configuration: one schema, parsed once from the environment into a frozen
- * typed object (STYLE: config). CLI flags override env by passing `overrides`.
+ * typed object (docs/architecture.md "Layout"). CLI flags override env by passing `overrides`.
  * Every bad value fails start-up with a message naming the variable and the rule.
  */
+
+/** Where the store lives: a SQLite file, or PostgreSQL (DATABASE_URL, optional schema and read replica). */
 export type StoreConfig =
   | { kind: 'sqlite'; path: string }
   | {
@@ -20,6 +22,7 @@ export type StoreConfig =
 /** What the API does for rate-limited routes when Redis cannot be reached (docs/deployment.md). */
 export type RedisErrorPolicy = 'closed' | 'open';
 
+/** The parsed, frozen configuration `loadConfig` returns (times in ms unless the name says otherwise). */
 export interface Config {
   port: number;
   host: string;
@@ -57,6 +60,7 @@ export interface Config {
   storeTimeoutMs: number;
 }
 
+/** The accepted LOG_LEVEL values (pino's levels). */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 type Env = Record<string, string | undefined>;

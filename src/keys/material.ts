@@ -3,6 +3,7 @@ import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 /** A key is 64 hex characters (docs/spec.md §5.2); we issue lowercase, from 32 CSPRNG bytes (docs/design.md §4). */
 export const KEY_PATTERN = /^[0-9a-f]{64}$/;
 
+/** A new API key: 64 lowercase hex characters from 32 CSPRNG bytes. */
 export function generateKey(): string {
   return randomBytes(32).toString('hex');
 }

@@ -3,6 +3,7 @@ import type { ApiKeyRecord, ApiKeyStore, Tier } from '../store/index.js';
 import { generateKey, generateKeyId, hashKey, normalizeKey, sameHash } from './material.js';
 import { resolveLimits } from './tiers.js';
 
+/** A key to issue: name, tier, enterprise limits (rpm, burst) and expiry (Unix ms). */
 export interface CreateKeyInput {
   name: string;
   tier: Tier;
@@ -13,6 +14,7 @@ export interface CreateKeyInput {
   expiresAt?: number;
 }
 
+/** A newly issued key: its id, the key text (returned once) and the stored record. */
 export interface CreatedKey {
   id: string;
   /** The key itself, 64 lowercase hex: shown once, never stored (docs/design.md §4). */
@@ -23,6 +25,7 @@ export interface CreatedKey {
 /** Outcome of verifying a presented key: a value, not an exception (docs/architecture.md convention 5). */
 export type VerifyOutcome = { ok: true; record: ApiKeyRecord } | { ok: false; code: 'UNAUTHORIZED'; reason: 'malformed' | 'unknown' | 'revoked' | 'expired' };
 
+/** Issues, verifies, lists and revokes API keys (hashes only in the store, docs/design.md §4). */
 export interface KeyService {
   /** Issues a key. Throws AppError INVALID_ARGUMENT on a bad tier/rpm/burst or an empty name. */
   create(input: CreateKeyInput): Promise<CreatedKey>;
@@ -42,6 +45,7 @@ export interface KeyService {
   revoke(id: string): Promise<boolean>;
 }
 
+/** What the key service needs: the key store, a clock (expiry and record reuse) and the record reuse time. */
 export interface KeyServiceDeps {
   store: ApiKeyStore;
   clock: Clock;
@@ -56,6 +60,7 @@ export interface KeyServiceDeps {
 /** At most this many key records are kept in memory; the oldest entry goes first. */
 const MAX_CACHED_RECORDS = 10_000;
 
+/** The key service over `deps.store`; found records are reused for `recordTtlMs` (at most 10,000 kept). */
 export function createKeyService(deps: KeyServiceDeps): KeyService {
   const { store, clock } = deps;
   const ttl = deps.recordTtlMs ?? 0;

@@ -13,8 +13,10 @@ export const TIER_LIMITS = Object.freeze({
  */
 export const ENTERPRISE_DEFAULT_RPM = 10_000;
 
+/** Every tier, cheapest first (docs/spec.md §8). */
 export const TIERS: readonly Tier[] = ['standard', 'premium', 'enterprise'];
 
+/** Whether `value` names a tier. */
 export function isTier(value: string): value is Tier {
   return (TIERS as readonly string[]).includes(value);
 }

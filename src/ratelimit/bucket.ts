@@ -16,6 +16,7 @@ export interface BucketState {
   updatedMs: number;
 }
 
+/** A full bucket (`burst` tokens) as of `nowMs` (Unix ms): how every bucket starts. */
 export function fullBucket(limits: BucketLimits, nowMs: number): BucketState {
   return { level: limits.burst * UNITS_PER_TOKEN, updatedMs: nowMs };
 }

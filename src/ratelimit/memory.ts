@@ -2,6 +2,7 @@ import type { Clock } from '../core/index.js';
 import { type BucketState, UNITS_PER_TOKEN, assertLimits, decide } from './bucket.js';
 import type { BucketLimits, RateLimitDecision, RateLimiter } from './types.js';
 
+/** What the in-memory limiter needs: the clock (Unix ms) buckets refill against, and a bucket count bound. */
 export interface MemoryRateLimiterDeps {
   clock: Clock;
   /**

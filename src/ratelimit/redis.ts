@@ -1,5 +1,5 @@
 import { Redis, type RedisOptions } from 'ioredis';
-import { AppError, type Clock, type Logger } from '../core/index.js';
+import { AppError, systemClock, type Clock, type Logger } from '../core/index.js';
 import { type BucketState, UNITS_PER_TOKEN, assertLimits, decide } from './bucket.js';
 import type { BucketLimits, RateLimitDecision, RateLimiter } from './types.js';
 
@@ -56,6 +56,7 @@ return {0, '0', '0', string.format('%.0f', now)}
 /** What to do when Redis cannot be reached (RATE_LIMIT_ON_REDIS_ERROR; docs/deployment.md). */
 export type RedisErrorPolicy = 'closed' | 'open';
 
+/** What the Redis limiter needs: a Redis URL or client, the clock (default: Redis TIME), timeouts, key prefix and the error policy. */
 export interface RedisRateLimiterDeps {
   /** REDIS_URL; a client is created and owned (closed by `close()`). Give `url` or `client`. */
   url?: string;
@@ -98,7 +99,8 @@ type ScriptReply = [number, string, string, string];
 /**
  * Token buckets in Redis (docs/design.md §1 scale-out, docs/deployment.md): the same math and answers as
  * `createMemoryRateLimiter`, shared by every process that uses the same Redis and prefix.
- * Throws nothing at creation; connection problems surface per call according to `onError`.
+ * Throws TypeError at creation without `url` or `client`; connection problems surface per call
+ * according to `onError`.
  */
 export function createRedisRateLimiter(deps: RedisRateLimiterDeps): RateLimiter {
   if (!deps.client && !deps.url) throw new TypeError('createRedisRateLimiter needs url or client');
@@ -154,7 +156,8 @@ export function createRedisRateLimiter(deps: RedisRateLimiterDeps): RateLimiter 
     } catch (err) {
       if (!outage) logger?.warn({ err, policy }, 'rate limiter: Redis call failed');
       outage = true;
-      if (policy === 'open') return decide(undefined, limits, clock?.now() ?? Date.now(), take).decision;
+      // Redis (whose TIME the script would read) is unreachable: the injected clock, else this host's.
+      if (policy === 'open') return decide(undefined, limits, (clock ?? systemClock).now(), take).decision;
       throw new AppError('SERVICE_UNAVAILABLE', 'Service temporarily unavailable: the rate limiter cannot reach Redis', { retryable: true, cause: err });
     }
     const [found, level, updated, now] = reply;

@@ -25,6 +25,7 @@ export interface RateLimitDecision {
   retryAfterSec: number;
 }
 
+/** A token-bucket rate limiter (in memory or in Redis); denials are values, not exceptions (docs/architecture.md convention 5). */
 export interface RateLimiter {
   /** Takes one token from bucket `bucketId` if one is available. Buckets are created full. */
   consume(bucketId: string, limits: BucketLimits): Promise<RateLimitDecision>;

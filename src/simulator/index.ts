@@ -1,20 +1,22 @@
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '../core/index.js';
 import { GAMBA_PROGRAM_ID } from '../protocol/index.js';
-import { createChainClock, type Commitment } from './chain.js';
-import { createEconomy } from './economy.js';
-import { createFaultDice, normalizeFaults, type FaultDice, type FaultSpec } from './faults.js';
-import { exportGroundTruth, iterateGroundTruth, type GroundTruthEvent } from './groundtruth.js';
-import { createLedger } from './ledger.js';
-import { HERMES_PREFIX, JUPITER_PATH } from './price-routes.js';
-import { createPriceBook } from './prices.js';
-import { renderAhead } from './render-ahead.js';
-import { createRpcHandler } from './rpc.js';
-import { buildSimulatorServer } from './server.js';
-import { createTimeline, slotTimeMs } from './timeline.js';
-import { TOKENS } from './tokens.js';
-import { createChainView } from './view.js';
-import { createLogsPubSub } from './ws.js';
+import {
+  createChainClock,
+  createEconomy,
+  createFaultDice,
+  createLedger,
+  createPriceBook,
+  createTimeline,
+  normalizeFaults,
+  slotTimeMs,
+  TOKENS,
+  type Commitment,
+  type FaultDice,
+  type FaultSpec,
+} from './chain/index.js';
+import { buildSimulatorServer, createLogsPubSub, createRpcHandler, HERMES_PREFIX, JUPITER_PATH } from './rpc/index.js';
+import { createChainView, exportGroundTruth, iterateGroundTruth, renderAhead, type GroundTruthEvent } from './transactions/index.js';
 
 /**
  * The local Solana chain simulator of the Gamba v2 program (docs/simulator.md, docs/design.md §8): a JSON-RPC
@@ -53,11 +55,12 @@ export interface SimulatorOptions {
   /**
    * Additive, for benchmarks: after the history pass, render every history transaction's
    * `getTransaction` `json` answer and keep it in memory (≈ 6 KB each), so serving one costs a
-   * lookup instead of a render; `ready()` waits for it (render-ahead.ts, docs/simulator.md). Default false.
+   * lookup instead of a render; `ready()` waits for it (transactions/render-ahead.ts, docs/simulator.md). Default false.
    */
   renderAhead?: boolean;
 }
 
+/** A token the simulated chain trades: mint address, symbol, decimals and Pyth feed id. */
 export interface SimulatedMint {
   mint: string;
   symbol: string;
@@ -66,6 +69,7 @@ export interface SimulatedMint {
   pythFeedId: string | null;
 }
 
+/** A running simulator: its URLs, mints, slots, the ground truth, faults and `stop`. */
 export interface Simulator {
   /** http://HOST:PORT — JSON-RPC POST. */
   rpcUrl: string;
@@ -96,6 +100,7 @@ export interface Simulator {
   stop(): Promise<void>;
 }
 
+/** Builds the chain and starts listening; resolves once the server listens (the history pass continues in the background, see `ready`). Throws RangeError on an invalid seed, days, playsPerDay or liveRate. */
 export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
   const seed = opts.seed ?? 1;
   const days = opts.days ?? 365;
@@ -174,6 +179,5 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   };
 }
 
-export { parseGroundTruthLine, groundTruthLine, type GroundTruthEvent } from './groundtruth.js';
-export { parseFaults, type FaultSpec } from './faults.js';
-export type { Commitment } from './chain.js';
+export { parseGroundTruthLine, groundTruthLine, type GroundTruthEvent } from './transactions/index.js';
+export { parseFaults, type FaultSpec, type Commitment } from './chain/index.js';

@@ -13,11 +13,11 @@ import {
 } from '@solana/kit';
 import { describe, expect, it } from 'vitest';
 import { INSTRUCTION_DISCRIMINATORS } from '../../src/protocol/index.js';
-import { computeBudgetIx, gambaIx, MORE_IX_DISCRIMINATORS, systemIx, tokenIx } from '../../src/simulator/instructions.js';
+import { computeBudgetIx, gambaIx, MORE_IX_DISCRIMINATORS, systemIx, tokenIx } from '../../src/simulator/transactions/index.js';
 
 // The layouts composed field by field from @solana/kit's encoders (Borsh from the gamba-labs IDL;
 // SPL Token, System and ComputeBudget instruction.rs), independently of the prefixed struct
-// encoders src/simulator/instructions.ts builds.
+// encoders src/simulator/transactions/instructions.ts builds.
 const u8 = getU8Encoder();
 const u32 = getU32Encoder();
 const u64 = getU64Encoder();

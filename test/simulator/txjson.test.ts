@@ -1,15 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/index.js';
 import { GAMBA_PROGRAM_ID } from '../../src/protocol/index.js';
-import { canonicalJson } from '../../src/simulator/canonical-json.js';
-import { createChainClock } from '../../src/simulator/chain.js';
-import { createEconomy } from '../../src/simulator/economy.js';
-import { createFaultDice, normalizeFaults } from '../../src/simulator/faults.js';
-import { createLedger } from '../../src/simulator/ledger.js';
-import { createPriceBook } from '../../src/simulator/prices.js';
-import { createTimeline, slotTimeMs } from '../../src/simulator/timeline.js';
-import { renderTransaction, renderTransactionJsonText } from '../../src/simulator/txjson.js';
-import { createChainView } from '../../src/simulator/view.js';
+import { createChainClock, createEconomy, createFaultDice, createLedger, createPriceBook, createTimeline, normalizeFaults, slotTimeMs } from '../../src/simulator/chain/index.js';
+import { canonicalJson } from '../../src/simulator/json/index.js';
+import { createChainView, renderTransaction, renderTransactionJsonText } from '../../src/simulator/transactions/index.js';
 import { START_MS } from '../helpers/simulator.js';
 
 /**

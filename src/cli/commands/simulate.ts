@@ -49,6 +49,7 @@ function timeArg(raw: string): number {
   return n;
 }
 
+/** Registers `gamba-analytics simulate` (docs/simulator.md): the chain simulator as a command; flag errors are commander InvalidArgumentErrors. */
 export function registerSimulate(program: Command): void {
   program
     .command('simulate')

@@ -1,4 +1,4 @@
-import { LOG_TRUNCATED } from '../protocol/index.js';
+import { LOG_TRUNCATED } from '../../protocol/index.js';
 
 /**
  * Writes `meta.logMessages` the way the Solana runtime does (program-runtime stable_log.rs):

@@ -1,14 +1,19 @@
 import { createHash } from 'node:crypto';
 import { address, getProgramDerivedAddress } from '@solana/kit';
 import bs58 from 'bs58';
-import { GAMBA_PROGRAM_ID } from '../protocol/index.js';
+import { GAMBA_PROGRAM_ID } from '../../protocol/index.js';
 
 /** Well-known program and sysvar ids (Solana docs). */
 export const SYSTEM_PROGRAM = '11111111111111111111111111111111';
+/** SPL Token program id. */
 export const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
+/** Associated Token Account program id. */
 export const ATA_PROGRAM = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL';
+/** Compute Budget program id (SetComputeUnitLimit / SetComputeUnitPrice). */
 export const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';
+/** Rent sysvar id. */
 export const RENT_SYSVAR = 'SysvarRent111111111111111111111111111111111';
+/** Metaplex Token Metadata program id (pool_initialize creates the LP token's metadata). */
 export const TOKEN_METADATA_PROGRAM = 'metaqbxxUerdq28cj1RbAWkYQm3ybzjb6a8bt518x1s';
 
 // base58 through `bs58` (base-x's byte-array algorithm): 2.3× faster than kit's BigInt-based
@@ -51,6 +56,7 @@ export async function gambaPda(...seeds: (string | Uint8Array)[]): Promise<strin
   return pda as string;
 }
 
+/** The 32 bytes of a base58 address; throws RangeError when `a` is not a 32-byte base58 key. */
 export function addressBytes(a: string): Uint8Array {
   const b = fromBase58(a);
   if (!b || b.length !== 32) throw new RangeError(`not a 32-byte address: ${a}`);

@@ -1,8 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { ChainClock } from './chain.js';
-import type { FaultDice } from './faults.js';
+import type { ChainClock, FaultDice, PriceBook } from '../chain/index.js';
 import { registerPriceRoutes } from './price-routes.js';
-import type { PriceBook } from './prices.js';
 import { errorResponse, RpcError, type RpcHandler } from './rpc.js';
 import type { LogsPubSub } from './ws.js';
 
@@ -26,6 +24,7 @@ const CLOSE = Buffer.from(']');
 /** Largest accepted request body (batches of getTransaction included). */
 const BODY_LIMIT = 5 * 1024 * 1024;
 
+/** The simulator's Fastify server: JSON-RPC POST (single and batch, with injected faults), the WebSocket upgrade and the price routes; not listening yet. */
 export function buildSimulatorServer(deps: ServerDeps): FastifyInstance {
   const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT, forceCloseConnections: true, keepAliveTimeout: 10_000 });
 

@@ -11,9 +11,11 @@ import { BONK, TOKENS, type TokenDef } from './tokens.js';
 
 /** Gamba state's fee (gambaState.gambaFeeBps) and default pool fee, in bps of the wager. */
 export const GAMBA_FEE_BPS = 100;
+/** Pool fee of pools without a custom one, in bps of the wager. */
 export const DEFAULT_POOL_FEE_BPS = 100;
 /** Jackpot win probability in µbps (10^-10 units): 10,000,000 = 0.1 % per game with a jackpot fee. */
 export const JACKPOT_PROBABILITY_UBPS = 10_000_000n;
+/** Denominator of µbps values: 10^10 µbps = probability 1. */
 export const UBPS_SCALE = 10_000_000_000n;
 /**
  * A pool pays at most this share of its starting USD liquidity in one game (max payout, sizes
@@ -26,6 +28,7 @@ const MAX_PAYOUT_SHARE = 0.01;
  * price each is hundreds of millions of USD, which is why the demo chain leaves them out.
  */
 export const BONK_WHALE_WAGER = 1_500_000_000_000_000_000n;
+/** Number of the BONK whale's scheduled games. */
 export const BONK_WHALE_GAMES = 7;
 /** The BONK pool's liquidity with the whale on, in units: it must absorb 1.5·10^18-unit wagers (u64 headroom kept). */
 const BONK_WHALE_POOL_UNITS = 2_000_000_000_000_000_000n;
@@ -34,8 +37,10 @@ export const HIGH_ROLLER_COUNT = 5;
 /** The platform of the BONK whale's scheduled games (player 0). */
 export const WHALE_PLATFORM = 1;
 const PLATFORM_COUNT = 24;
+/** Liquidity providers per pool (their deposits and withdrawals are the PoolChange events). */
 export const LPS_PER_POOL = 8;
 
+/** A pool (docs/protocol.md §4): its token, derived accounts, creation segment, starting liquidity and jackpot (smallest token units), fees (bps) and max payout (USD). */
 export interface PoolDef {
   index: number;
   token: TokenDef;
@@ -60,6 +65,7 @@ export interface PoolDef {
   weight: number;
 }
 
+/** A platform (creator): its fees (bps), games, token preferences and active segment range. */
 export interface PlatformDef {
   index: number;
   /** The creator address (GameSettled.creator). */
@@ -74,6 +80,7 @@ export interface PlatformDef {
   endSegment: number;
 }
 
+/** The seeded cast of the chain: Gamba state accounts, pools, platforms, players and LPs, with address and activity lookups. */
 export interface Economy {
   seed: number;
   /** The BONK whale's exact-u64 games are scheduled (EconomyOptions.whales). */
@@ -102,6 +109,7 @@ export interface Economy {
   platformActive(p: PlatformDef, seg: number): boolean;
 }
 
+/** Inputs of `createEconomy`: seed, history length (segments), game rates (per day, per second), start and history start (Unix ms), the price book. */
 export interface EconomyOptions {
   seed: number;
   historySegments: number;
@@ -118,6 +126,7 @@ function tokenUnits(usd: number, token: TokenDef, price: number): bigint {
   return BigInt(Math.round((usd / price) * 10 ** token.decimals));
 }
 
+/** Derives the economy from the seed: addresses (PDAs through @solana/kit, hence async), pools sized from USD at the pool's creation price, platforms and players. */
 export async function createEconomy(o: EconomyOptions): Promise<Economy> {
   const { seed } = o;
   const whales = o.whales === true;

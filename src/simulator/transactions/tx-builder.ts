@@ -1,5 +1,5 @@
-import { encodeEventBytes, EVENT_IX_TAG_LE, GAMBA_PROGRAM_ID, type GambaEvent } from '../protocol/index.js';
-import { TOKEN_PROGRAM } from './addresses.js';
+import { encodeEventBytes, EVENT_IX_TAG_LE, GAMBA_PROGRAM_ID, type GambaEvent } from '../../protocol/index.js';
+import { TOKEN_PROGRAM } from '../chain/index.js';
 import { tokenIx } from './instructions.js';
 import type { LogBook } from './logs.js';
 
@@ -7,12 +7,15 @@ import type { LogBook } from './logs.js';
  * The pieces a transaction plan is made of (accounts with roles, instructions, CPIs, token
  * balances) and the helpers every planner shares (token transfers, event emission).
  */
+
+/** The jsonParsed form of an SPL Token or System instruction (program, type, info). */
 export interface ParsedInfo {
   program: 'spl-token' | 'system';
   type: string;
   info: Record<string, unknown>;
 }
 
+/** An instruction: program id, account keys in order, data bytes and, for SPL Token and System instructions, their jsonParsed form. */
 export interface IxPlan {
   program: string;
   accounts: string[];
@@ -20,10 +23,12 @@ export interface IxPlan {
   parsed?: ParsedInfo;
 }
 
+/** A CPI: an instruction with its stack height (2 = called by a top-level instruction). */
 export interface InnerIxPlan extends IxPlan {
   stackHeight: number;
 }
 
+/** A token account's pre and post balance (smallest units) for the meta's pre/postTokenBalances. */
 export interface TokenBalancePlan {
   account: string;
   mint: string;
@@ -37,13 +42,16 @@ export interface TokenBalancePlan {
 export const TOKEN_CU = { transfer: 4_645, mintTo: 4_492, burn: 4_753, initializeMint2: 2_967 } as const;
 /** Gamba's IDL error 6000 (GenericError), as Anchor logs it. */
 export const ANCHOR_ERROR = 'AnchorError occurred. Error Code: GenericError. Error Number: 6000. Error Message: Something went wrong.';
+/** The runtime's log line for Gamba's error 6000 (0x1770). */
 export const CUSTOM_6000 = 'custom program error: 0x1770';
 
 /** TransactionError of a failed instruction with a custom program error code. */
 export const failAt = (ix: number, code: number) => ({ InstructionError: [ix, { Custom: code }] });
 
+/** An account's role in an instruction: '' read-only, 'w' writable, 's' signer, 'sw' both. */
 export type Role = '' | 'w' | 's' | 'sw';
 
+/** Accumulates a transaction's plan: accounts with merged roles (payer first), top-level instructions, their CPIs, token balances and lamport changes. */
 export class Builder {
   readonly metas = new Map<string, { signer: boolean; writable: boolean }>();
   readonly outer: IxPlan[] = [];
@@ -84,6 +92,7 @@ export class Builder {
   }
 }
 
+/** Adds an SPL Token transfer CPI under instruction `outer` and its log lines; `fail` makes it fail with "insufficient funds". Returns whether it succeeded. */
 export function transfer(b: Builder, logs: LogBook, outer: number, from: string, to: string, authority: string, amount: bigint, fail = false): boolean {
   b.cpi(outer, 2, TOKEN_PROGRAM, [from, to, authority], tokenIx.transfer(amount), {
     program: 'spl-token',
@@ -100,6 +109,7 @@ export function transfer(b: Builder, logs: LogBook, outer: number, from: string,
   });
 }
 
+/** Emits a Gamba event as Anchor does: a "Program data:" log line, or with `viaCpi` a self-CPI signed by the event authority (emit_cpi!). */
 export function emitEvent(b: Builder, logs: LogBook, outer: number, event: GambaEvent, viaCpi: boolean, eventAuthority: string): void {
   if (!viaCpi) {
     const bytes = encodeEventBytes(event);

@@ -1,6 +1,6 @@
 /**
  * JSON rendered ahead as UTF-8 bytes (a getTransaction result written straight in its
- * canonical form, txjson.ts): the RPC envelope wraps the bytes as they are, canonicalJson
+ * canonical form, transactions/txjson.ts): the RPC envelope wraps the bytes as they are, canonicalJson
  * inserts their text verbatim.
  */
 export class RawJson {

@@ -1,10 +1,7 @@
-import { GAMBA_PROGRAM_ID, type GambaEvent } from '../protocol/index.js';
-import { ATA_PROGRAM, hashedAddress, RENT_SYSVAR, SYSTEM_PROGRAM, TOKEN_METADATA_PROGRAM, TOKEN_PROGRAM } from './addresses.js';
+import { GAMBA_PROGRAM_ID, type GambaEvent } from '../../protocol/index.js';
+import { ATA_PROGRAM, gameFees, hash32, hashedAddress, RENT_SYSVAR, SYSTEM_PROGRAM, TOKEN_METADATA_PROGRAM, TOKEN_PROGRAM, type RealTx, type TxKind } from '../chain/index.js';
 import { gambaIx, systemIx, tokenIx } from './instructions.js';
-import { gameFees, type RealTx } from './ledger.js';
 import type { LogBook } from './logs.js';
-import { hash32 } from './rng.js';
-import type { TxKind } from './skeleton.js';
 import { ANCHOR_ERROR, CUSTOM_6000, emitEvent, failAt, TOKEN_CU, transfer, walletBalance, type Builder, type Role } from './tx-builder.js';
 import type { PlanContext } from './txplan.js';
 
@@ -404,6 +401,7 @@ function planOther(k: KindArgs): void {
   }
 }
 
+/** The planner of each transaction kind (instructions, CPIs, logs and events per the Gamba IDL's account lists). */
 export const KIND_PLANNERS: Record<TxKind, (k: KindArgs) => void> = {
   play: planPlay,
   settle: planSettle,

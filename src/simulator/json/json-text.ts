@@ -4,7 +4,7 @@ const utf8 = new TextEncoder();
 
 /**
  * Writes JSON text as bytes into one reusable buffer and hands back a flat string at the end.
- * For the hot getTransaction answer (txjson.ts): string concatenation built hundreds of rope
+ * For the hot getTransaction answer (transactions/txjson.ts): string concatenation built hundreds of rope
  * pieces per transaction that stayed alive until the batch was sent, which the young-generation
  * GC then had to copy (GC was ≈ 25 % of the simulator's CPU). One writer per process is enough:
  * rendering is synchronous, a render never yields halfway.

@@ -8,9 +8,8 @@ import {
   type SignatureBytes,
   type TransactionMessageBytes,
 } from '@solana/kit';
-import { fromBase58, toBase58 } from './addresses.js';
-import { canonicalJson } from './canonical-json.js';
-import { JsonText } from './json-text.js';
+import { fromBase58, toBase58 } from '../chain/index.js';
+import { canonicalJson, JsonText } from '../json/index.js';
 import type { InnerIxPlan, IxPlan, TxPlan } from './txplan.js';
 
 /**
@@ -20,6 +19,7 @@ import type { InnerIxPlan, IxPlan, TxPlan } from './txplan.js';
  */
 export type TxEncoding = 'json' | 'jsonParsed' | 'base64' | 'base58';
 
+/** A plan compiled to a message: account keys in message order (static, then address-table loaded), header, roles by index and lookups. */
 export interface CompiledTx {
   plan: TxPlan;
   staticKeys: string[];
@@ -239,7 +239,7 @@ export function renderTransaction(c: CompiledTx, encoding: TxEncoding, withVersi
 // getTransaction with encoding `json` is what every indexer asks for, once per transaction:
 // building the object tree above and then sorting its keys (canonicalJson) was ≈ 40 % of the
 // simulator's CPU in the ingest benchmark (docs/benchmarks.md "Ingest"). The writer below emits
-// the same bytes directly into one reused buffer (json-text.ts), keys already in serde_json's
+// the same bytes directly into one reused buffer (json/json-text.ts), keys already in serde_json's
 // sorted order; a test compares it with canonicalJson(renderTransaction(…, 'json', …)) over
 // every kind of transaction.
 

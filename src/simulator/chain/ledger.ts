@@ -1,5 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
-import type { GambaEvent, GameSettled, PoolChange, PoolCreated } from '../protocol/index.js';
+import type { GambaEvent, GameSettled, PoolChange, PoolCreated } from '../../protocol/index.js';
 import { fromBase58 } from './addresses.js';
 import { JACKPOT_PROBABILITY_UBPS, type Economy, type PoolDef } from './economy.js';
 import type { PriceBook } from './prices.js';
@@ -13,18 +13,22 @@ import type { Timeline } from './timeline.js';
  * segment. Any segment is then rebuilt exactly from its snapshot (skeleton + state → events),
  * so memory holds snapshots and a few cached segments, never the whole history.
  */
+
+/** A pool's running state in smallest token units: liquidity, LP supply and jackpot. */
 export interface PoolState {
   liquidity: bigint;
   lpSupply: bigint;
   jackpot: bigint;
 }
 
+/** Chain state at a segment boundary: every pool's state (by pool index) and the nonce counter. */
 export interface ChainState {
   pools: PoolState[];
   /** Games generated before this point (the next game's nonce). */
   nonce: bigint;
 }
 
+/** A settled game: its skeleton, its GameSettled event, fees (smallest units) and the pool's liquidity and jackpot before it. */
 export interface GameOutcome {
   game: GameSkel;
   event: GameSettled;
@@ -34,6 +38,7 @@ export interface GameOutcome {
   jackpotBefore: bigint;
 }
 
+/** A deposit or withdrawal: underlying and LP amounts (smallest units), its PoolChange event and the pool's state before it. */
 export interface PoolOpOutcome {
   action: 'deposit' | 'withdraw';
   /** Underlying moved (PoolChange.amount, see docs/simulator.md). */
@@ -45,6 +50,7 @@ export interface PoolOpOutcome {
   lpBefore: bigint;
 }
 
+/** A transaction with its state-dependent outcomes filled in: games, pool operation, pool creation and the events a decoder must find. */
 export interface RealTx {
   skel: TxSkel;
   /** Position in the segment (block order). */
@@ -57,11 +63,13 @@ export interface RealTx {
   events: GambaEvent[];
 }
 
+/** A segment rebuilt with its events: the skeleton and its transactions in block order. */
 export interface RealSegment {
   skel: SegmentSkel;
   txs: RealTx[];
 }
 
+/** The chain's history and live segments with their events, rebuilt on demand from per-segment snapshots. */
 export interface Ledger {
   timeline: Timeline;
   economy: Economy;
@@ -136,6 +144,7 @@ function lruSet<K, V>(m: Map<K, V>, k: K, v: V, cap: number): void {
   if (m.size > cap) m.delete(m.keys().next().value as K);
 }
 
+/** Creates the ledger; segment snapshots are computed on demand (`stateBefore`, `realize`), none at creation. */
 export function createLedger(o: LedgerOptions): Ledger {
   const eco = o.economy;
   const generate = createSkeletonGenerator(o);

@@ -1,12 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { canonicalJson, orderedJson } from './canonical-json.js';
-import { COMMITMENTS, type Commitment } from './chain.js';
+import { COMMITMENTS, type Commitment, type TxSkel } from '../chain/index.js';
+import { canonicalJson, orderedJson } from '../json/index.js';
+import { txError, type ChainView } from '../transactions/index.js';
 import { errorResponse, RpcError } from './rpc.js';
-import type { TxSkel } from './skeleton.js';
-import { txError } from './txplan.js';
-import type { ChainView } from './view.js';
 
 /**
  * The PubSub side of the node on the same port: `logsSubscribe` / `logsUnsubscribe`
@@ -26,11 +24,13 @@ interface Subscription {
 
 const TICK_MS = 200;
 
+/** The PubSub endpoint: takes over HTTP upgrade requests; `close` ends every subscription and socket. */
 export interface LogsPubSub {
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   close(): Promise<void>;
 }
 
+/** The `logsSubscribe` PubSub over a chain view; a timer pushes notifications as the head moves. */
 export function createLogsPubSub(view: ChainView): LogsPubSub {
   const wss = new WebSocketServer({ noServer: true });
   const subs = new Map<number, Subscription>();

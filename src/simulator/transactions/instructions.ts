@@ -11,7 +11,7 @@ import {
   getUtf8Encoder,
   type Encoder,
 } from '@solana/kit';
-import { INSTRUCTION_DISCRIMINATORS, pubkeyCodec } from '../protocol/index.js';
+import { INSTRUCTION_DISCRIMINATORS, pubkeyCodec } from '../../protocol/index.js';
 
 /**
  * Instruction data of the transactions the simulator writes: Gamba's Anchor instructions
@@ -104,6 +104,7 @@ const createAccount = getStructEncoder([
 
 const bytes = (b: ArrayLike<number>) => b as Uint8Array;
 
+/** Borsh data of the Gamba instructions the simulator emits (8-byte Anchor discriminator + args; docs/protocol.md). */
 export const gambaIx = {
   playGame: (a: PlayGameArgs) => bytes(playGame.encode(a)),
   rngSettle: (a: { rngSeed: string; nextRngSeedHashed: string }) => bytes(rngSettle.encode(a)),

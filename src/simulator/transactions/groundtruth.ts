@@ -1,9 +1,8 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
-import type { GambaEvent, LocatedEvent } from '../protocol/index.js';
-import { hourOfMs } from './prices.js';
-import { TOKEN_BY_MINT } from './tokens.js';
+import type { GambaEvent, LocatedEvent } from '../../protocol/index.js';
+import { hourOfMs, TOKEN_BY_MINT } from '../chain/index.js';
 import type { ChainView } from './view.js';
 
 /**
@@ -19,6 +18,7 @@ export type GroundTruthEvent = LocatedEvent & {
   decimals: number;
 };
 
+/** Yields the ground truth up to `maxSlot`, oldest first, rebuilding segment by segment (memory stays bounded). */
 export async function* iterateGroundTruth(view: ChainView, maxSlot: number): AsyncGenerator<GroundTruthEvent> {
   const { ledger } = view;
   const tl = ledger.timeline;

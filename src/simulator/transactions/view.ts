@@ -1,10 +1,5 @@
-import { GAMBA_PROGRAM_ID } from '../protocol/index.js';
-import { hashedAddress, toBase58 } from './addresses.js';
-import type { ChainClock } from './chain.js';
-import type { Economy } from './economy.js';
-import type { FaultDice } from './faults.js';
-import type { Ledger, RealTx } from './ledger.js';
-import type { TxSkel } from './skeleton.js';
+import { GAMBA_PROGRAM_ID } from '../../protocol/index.js';
+import { hashedAddress, toBase58, type ChainClock, type Economy, type FaultDice, type Ledger, type RealTx, type TxSkel } from '../chain/index.js';
 import { compileTx, type CompiledTx } from './txjson.js';
 import { planTransaction } from './txplan.js';
 
@@ -39,6 +34,7 @@ export interface ChainView {
 
 type Matcher = (tx: TxSkel) => boolean;
 
+/** The chain view over a ledger, the chain clock and the current faults (read through `faults()` so `setFaults` applies at once). */
 export function createChainView(o: { seed: number; ledger: Ledger; clock: ChainClock; faults: () => FaultDice }): ChainView {
   const { seed, ledger } = o;
   const eco = ledger.economy;

@@ -5,10 +5,14 @@
  * expected value is ≤ 1 (the house edge; Gamba rejects player-advantage bets), so players
  * lose overall even before fees.
  */
+
+/** The simulated games. */
 export type GameKind = 'flip' | 'dice' | 'roulette' | 'slots' | 'plinko' | 'mines' | 'crash';
 
+/** Every game kind, in a fixed order (indexes are stable across seeds). */
 export const GAME_KINDS: readonly GameKind[] = ['flip', 'dice', 'roulette', 'slots', 'plinko', 'mines', 'crash'];
 
+/** One bet table of a game: outcome multipliers in bps, the largest one, the expected value (1 = break even) and the play's metadata string. */
 export interface BetVariant {
   id: number;
   game: GameKind;
@@ -72,8 +76,10 @@ function variant(id: number, game: GameKind, label: string, bet: number[]): BetV
   return { id, game, label, bet: Object.freeze(bet), maxBps: Math.max(...bet), ev, metadata: `0:${game}:${label}` };
 }
 
+/** The regular bet tables of all games; `id` is the index. */
 export const VARIANTS: readonly BetVariant[] = raw.map(([g, l, b], i) => variant(i, g, l, b));
 
+/** The regular bet tables by game kind. */
 export const VARIANTS_BY_GAME: ReadonlyMap<GameKind, readonly BetVariant[]> = new Map(
   GAME_KINDS.map((g) => [g, VARIANTS.filter((v) => v.game === g)]),
 );
@@ -84,4 +90,5 @@ export const VARIANTS_BY_GAME: ReadonlyMap<GameKind, readonly BetVariant[]> = ne
  */
 export const WHALE_VARIANT: BetVariant = variant(VARIANTS.length, 'plinko', 'whale', [11000, 10000, 10000, 9000, 8000, 9000, 10000, 10000, 11000]);
 
+/** Every bet table, the whale's last (its `id` = its index). */
 export const ALL_VARIANTS: readonly BetVariant[] = [...VARIANTS, WHALE_VARIANT];

@@ -79,6 +79,7 @@ export function parseFaults(spec: string): FaultSpec {
   return out;
 }
 
+/** A FaultSpec from either form (null or undefined = no faults); a string goes through `parseFaults` and may throw RangeError. */
 export function normalizeFaults(spec: string | FaultSpec | null | undefined): FaultSpec {
   if (spec === null || spec === undefined) return {};
   return typeof spec === 'string' ? parseFaults(spec) : { ...spec };
@@ -92,6 +93,7 @@ export interface FaultDice {
   truncated(signature: string): boolean;
 }
 
+/** Fault dice for `spec` from a PRNG keyed by `seed`, so a given request order rolls the same faults. */
 export function createFaultDice(seed: number, spec: FaultSpec): FaultDice {
   const rng = new Rng(seed, 'faults');
   return {

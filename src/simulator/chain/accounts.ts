@@ -16,7 +16,9 @@ export interface MintAccount {
   freezeAuthority: string | null;
 }
 
+/** Size of an SPL Token mint account in bytes (spl-token state.rs `Mint::LEN`). */
 export const MINT_SIZE = 82;
+/** Rent-exempt balance of an 82-byte account, in lamports (what getAccountInfo reports for a mint). */
 export const MINT_LAMPORTS = 1_461_600;
 /** rentEpoch of rent-exempt accounts: u64::MAX, printed by the node as a bare number. */
 export const RENT_EPOCH_MAX = 18_446_744_073_709_551_615n;
@@ -33,6 +35,7 @@ const mintEncoder = getStructEncoder([
 ]);
 const ZERO_KEY = '11111111111111111111111111111111' as Address;
 
+/** The 82-byte account data of a mint in spl-token's layout (absent authorities as a zero tag and the zero key). */
 export function mintBytes(m: MintAccount): Uint8Array {
   return new Uint8Array(
     mintEncoder.encode({
@@ -58,6 +61,7 @@ export function tokenMints(seed: number): Map<string, MintAccount> {
   );
 }
 
+/** The pool whose LP token mint is `address`, or null when it is not an LP mint. */
 export function lpMintOf(eco: Economy, address: string): { pool: number } | null {
   const pool = eco.pools.find((p) => p.lpMint === address);
   return pool ? { pool: pool.index } : null;
@@ -66,6 +70,7 @@ export function lpMintOf(eco: Economy, address: string): { pool: number } | null
 const b58 = getBase58Decoder();
 const b64 = getBase64Decoder();
 
+/** getAccountInfo `encoding` values the simulator answers (Solana RPC docs); `binary` is the legacy base58. */
 export type AccountEncoding = 'jsonParsed' | 'base64' | 'base58' | 'binary';
 
 /** The `value` of getAccountInfo for a mint in the requested encoding (agave account-decoder UiAccount). */

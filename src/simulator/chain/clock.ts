@@ -1,9 +1,10 @@
-import type { Clock } from '../core/index.js';
+import type { Clock } from '../../core/index.js';
 import { FINALITY_LAG, slotAtMs } from './timeline.js';
 
 /** Solana commitment levels (processed ⊂ newest; finalized ~32 slots behind confirmed). */
 export type Commitment = 'processed' | 'confirmed' | 'finalized';
 
+/** The commitment levels in order, for validating a `commitment` parameter. */
 export const COMMITMENTS: readonly Commitment[] = ['processed', 'confirmed', 'finalized'];
 
 /** The chain head as time passes: the simulated clock's "now" mapped to slots. */

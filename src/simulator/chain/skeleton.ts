@@ -12,11 +12,14 @@ import { BONK, TOKENS } from './tokens.js';
  * pools' state (liquidity, LP supply, jackpots, deposit/withdraw sizes) are filled in by the
  * ledger's sequential pass (ledger.ts).
  */
+
+/** Kind of a transaction: one per Gamba instruction family the simulator emits. */
 export type TxKind = 'play' | 'settle' | 'poolInit' | 'poolOp' | 'playerInit' | 'playerClaim' | 'playerClose' | 'distributeFees';
 
 /** How a failed transaction fails (meta.err is set, no events count). */
 export type FailKind = 'anchor' | 'insufficientFunds' | 'settleRetry';
 
+/** A game's stateless part: player, platform, pool, bet table, wager (smallest units), seeds and the play/settle slots. */
 export interface GameSkel {
   /** Position among the segment's games in generation order (nonce = segment base + this). */
   seq: number;
@@ -34,6 +37,7 @@ export interface GameSkel {
   playFailed: boolean;
 }
 
+/** A transaction's stateless part: slot, 64-byte signature, kind, failure, games, actor, compute budget and the uniforms the ledger's choices use. */
 export interface TxSkel {
   /** Generation ordinal inside the segment (embedded in the signature, see `locate`). */
   gen: number;
@@ -58,6 +62,7 @@ export interface TxSkel {
   sigStr: string | undefined;
 }
 
+/** A segment's transactions in block order, with its slot range [first, end) and game count. */
 export interface SegmentSkel {
   index: number;
   first: number;
@@ -71,6 +76,7 @@ export interface SegmentSkel {
   gameCount: number;
 }
 
+/** Inputs of the skeleton generator: seed, game rates (per day in the history, per second live), timeline, economy and price book. */
 export interface SkeletonOptions {
   seed: number;
   playsPerDay: number;
@@ -119,6 +125,7 @@ function writeU32(b: Uint8Array, at: number, v: number): void {
   b[at + 3] = (v >>> 24) & 0xff;
 }
 
+/** Reads a little-endian u32 at byte offset `at`. */
 export function readU32(b: Uint8Array, at: number): number {
   return (b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24)) >>> 0;
 }
@@ -148,6 +155,7 @@ export function whaleSegments(historySegments: number): number[] {
   return Array.from({ length: BONK_WHALE_GAMES }, (_, k) => 1 + Math.floor(((k + 0.5) * (historySegments - 1)) / BONK_WHALE_GAMES));
 }
 
+/** A pure function segment index → its skeleton (same options ⇒ same skeleton); callers cache. */
 export function createSkeletonGenerator(o: SkeletonOptions): (index: number) => SegmentSkel {
   const { seed, economy: eco, timeline: tl, prices } = o;
   const historyStartMs = slotTimeMs(tl.historyStartSlot);
@@ -388,6 +396,7 @@ export function createSkeletonGenerator(o: SkeletonOptions): (index: number) => 
 
 const EMPTY_SIG = new Uint8Array(64);
 
+/** Orders two 64-byte signatures byte-wise (the in-slot block order, docs/protocol.md §1). */
 export function compareSignatures(a: Uint8Array, b: Uint8Array): number {
   return compareBytes(a, b);
 }

@@ -1,11 +1,6 @@
-import { lpMintOf, renderMint, tokenMints, type AccountEncoding, type MintAccount } from './accounts.js';
-import { fromBase58 } from './addresses.js';
-import { canonicalJson, orderedJson, RawJson } from './canonical-json.js';
-import { COMMITMENTS, type Commitment } from './chain.js';
-import { blockHeightOf, isSkippedSlot } from './timeline.js';
-import { renderTransaction, renderTransactionJsonBytes, type TxEncoding } from './txjson.js';
-import { txError } from './txplan.js';
-import type { ChainView } from './view.js';
+import { blockHeightOf, COMMITMENTS, fromBase58, isSkippedSlot, lpMintOf, renderMint, tokenMints, type AccountEncoding, type Commitment, type MintAccount } from '../chain/index.js';
+import { canonicalJson, orderedJson, RawJson } from '../json/index.js';
+import { renderTransaction, renderTransactionJsonBytes, txError, type ChainView, type TxEncoding } from '../transactions/index.js';
 
 /**
  * JSON-RPC 2.0 methods of a Solana node, as far as an indexer of one program needs them, with
@@ -18,6 +13,7 @@ const MAINNET_GENESIS = '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d';
 const MAX_SIGNATURES_LIMIT = 1000;
 const MAX_MULTIPLE_ACCOUNTS = 100;
 
+/** A JSON-RPC error (code, message, optional data) a method throws; the handler answers it as the node would. */
 export class RpcError extends Error {
   constructor(
     readonly code: number,
@@ -28,6 +24,7 @@ export class RpcError extends Error {
   }
 }
 
+/** JSON-RPC -32602 "Invalid params", optionally with the node's detail message. */
 export const invalidParams = (msg = 'Invalid params') => new RpcError(-32602, msg);
 
 type Params = unknown[];
@@ -71,6 +68,7 @@ function u64Param(v: unknown): number {
   return v;
 }
 
+/** The JSON-RPC methods of the simulated node, dispatched per request object (batches are split by the server). */
 export interface RpcHandler {
   /**
    * Handles one parsed JSON-RPC request object; returns its serialized response (UTF-8 bytes
@@ -81,11 +79,13 @@ export interface RpcHandler {
 
 const RESULT_PREFIX = Buffer.from('{"jsonrpc":"2.0","result":');
 
+/** The serialized JSON-RPC error response for request `id` (null when unknown). */
 export function errorResponse(id: unknown, err: RpcError): string {
   const error = err.data === undefined ? { code: err.code, message: err.message } : { code: err.code, message: err.message, data: err.data };
   return orderedJson({ jsonrpc: '2.0', error, id: id ?? null });
 }
 
+/** The JSON-RPC handler over a chain view (unknown methods answer -32601). */
 export function createRpcHandler(view: ChainView): RpcHandler {
   const { ledger, clock } = view;
   const tl = ledger.timeline;

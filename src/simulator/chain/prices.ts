@@ -7,6 +7,8 @@ import { TOKENS, WAVE_PERIODS_H, type TokenDef } from './tokens.js';
  * of any year is computed in O(1) without state. The Hermes and Jupiter endpoints, the ground
  * truth and the wager sizing all read the same function, so they agree exactly.
  */
+
+/** A token's price during one UTC hour, Pyth-style (integer, confidence, exponent) and as USD per whole token. */
 export interface HourPrice {
   /** Pyth-style integer price: USD = price × 10^expo. */
   price: bigint;
@@ -16,12 +18,15 @@ export interface HourPrice {
   usd: number;
 }
 
+/** Milliseconds in an hour (prices change on UTC hour boundaries). */
 export const MS_PER_HOUR = 3_600_000;
 
+/** UTC hour number (hours since the Unix epoch) of a Unix-ms time. */
 export function hourOfMs(ms: number): number {
   return Math.floor(ms / MS_PER_HOUR);
 }
 
+/** The seeded price paths of every token, hour by hour. */
 export interface PriceBook {
   /** Price of `token` during UTC hour number `hour` (hours since the Unix epoch). */
   at(token: TokenDef, hour: number): HourPrice;
@@ -29,6 +34,7 @@ export interface PriceBook {
   usdAtMs(token: TokenDef, ms: number): number;
 }
 
+/** The price book of a seed: pure in (seed, token, hour), memoized per (token, hour). */
 export function createPriceBook(seed: number): PriceBook {
   const phases = TOKENS.map((t) => WAVE_PERIODS_H.map((_, k) => unit(hash32(seed, 'phase', t.index, k)) * 2 * Math.PI));
   const cache = new Map<number, HourPrice>();

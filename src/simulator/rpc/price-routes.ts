@@ -1,9 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { ChainClock } from './chain.js';
-import { hourOfMs, type PriceBook } from './prices.js';
-import { slotAtMs } from './timeline.js';
-import { TOKENS, TOKEN_BY_MINT, type TokenDef } from './tokens.js';
+import { hourOfMs, slotAtMs, TOKEN_BY_MINT, TOKENS, type ChainClock, type PriceBook, type TokenDef } from '../chain/index.js';
 
 /**
  * Price endpoints compatible with Pyth Hermes v2 (`/v2/updates/price/latest`,
@@ -11,7 +8,10 @@ import { TOKENS, TOKEN_BY_MINT, type TokenDef } from './tokens.js';
  * the simulated tokens' hourly price paths (docs/protocol.md §6). Any `Authorization: Bearer` or
  * `x-api-key` is accepted, and none is required.
  */
+
+/** Path prefix of the Hermes-compatible routes (`hermesUrl` ends with it). */
 export const HERMES_PREFIX = '/hermes';
+/** Path of the Jupiter price v3-compatible route. */
 export const JUPITER_PATH = '/jupiter/price/v3';
 
 const FEEDS = new Map(TOKENS.filter((t) => t.pythFeedId).map((t) => [t.pythFeedId!, t]));
@@ -40,6 +40,7 @@ function notFound(reply: FastifyReply, ids: string[]) {
   return reply.code(404).type('text/plain').send(`Price ids not found: ${ids.join(', ')}`);
 }
 
+/** Registers the Hermes and Jupiter routes on `app`; prices are those of the hour the chain clock is in, or of a requested publish time. */
 export function registerPriceRoutes(app: FastifyInstance, deps: { prices: PriceBook; clock: ChainClock }): void {
   const { prices, clock } = deps;
 

@@ -1,10 +1,7 @@
-import { GAMBA_PROGRAM_ID, type GambaEvent } from '../protocol/index.js';
-import { ATA_PROGRAM, COMPUTE_BUDGET_PROGRAM, hashedAddress, RENT_SYSVAR, SYSTEM_PROGRAM, TOKEN_METADATA_PROGRAM, TOKEN_PROGRAM } from './addresses.js';
-import type { Economy } from './economy.js';
+import { GAMBA_PROGRAM_ID, type GambaEvent } from '../../protocol/index.js';
+import { ATA_PROGRAM, COMPUTE_BUDGET_PROGRAM, hash32, hashedAddress, RENT_SYSVAR, SYSTEM_PROGRAM, TOKEN_METADATA_PROGRAM, TOKEN_PROGRAM, type Economy, type RealTx } from '../chain/index.js';
 import { computeBudgetIx } from './instructions.js';
-import type { RealTx } from './ledger.js';
 import { LogBook } from './logs.js';
-import { hash32 } from './rng.js';
 import { Builder, type InnerIxPlan, type IxPlan, type TokenBalancePlan } from './tx-builder.js';
 import { KIND_PLANNERS, type KindArgs } from './tx-kinds.js';
 
@@ -69,6 +66,7 @@ function accountLamports(seed: number, key: string): number {
   return v;
 }
 
+/** What a plan needs beyond the realized transaction: economy, seed, block time (Unix s), blockhash of a slot, whether logs are truncated, and the signature. */
 export interface PlanContext {
   economy: Economy;
   seed: number;
@@ -79,6 +77,7 @@ export interface PlanContext {
   signature: string;
 }
 
+/** The full plan of a realized transaction (deterministic; the view caches it). */
 export function planTransaction(real: RealTx, ctx: PlanContext): TxPlan {
   const tx = real.skel;
   const eco = ctx.economy;

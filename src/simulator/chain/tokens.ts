@@ -25,6 +25,7 @@ export interface TokenDef {
 /** Periods (hours) of the price path's waves, matched index-wise with `waves`. */
 export const WAVE_PERIODS_H = [24 * 365, 24 * 61, 24 * 13, 24 * 3, 24] as const;
 
+/** The simulated tokens; `index` is the position. */
 export const TOKENS: readonly TokenDef[] = [
   {
     index: 0,
@@ -109,6 +110,8 @@ export const TOKENS: readonly TokenDef[] = [
   },
 ];
 
+/** The simulated tokens by mint address. */
 export const TOKEN_BY_MINT: ReadonlyMap<string, TokenDef> = new Map(TOKENS.map((t) => [t.mint, t]));
 
+/** The BONK token (5 decimals, the whale's u64-overflow test token). */
 export const BONK = TOKENS[3]!;

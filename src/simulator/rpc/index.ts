@@ -1,0 +1,9 @@
+/**
+ * The node's network face on one port: JSON-RPC handler, WebSocket PubSub (`logsSubscribe`),
+ * Hermes- and Jupiter-compatible price routes, and the Fastify server that carries them.
+ * Imports `transactions/`, `chain/` and `json/` (docs/architecture.md "Layout").
+ */
+export { HERMES_PREFIX, JUPITER_PATH } from './price-routes.js';
+export { createRpcHandler } from './rpc.js';
+export { buildSimulatorServer } from './server.js';
+export { createLogsPubSub } from './ws.js';
