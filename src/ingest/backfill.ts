@@ -1,7 +1,8 @@
 import { isoMs, sleep } from '../core/index.js';
 import type { SignatureInfo } from '../solana/index.js';
 import { commit, fetchTransactions, prepare, type Fetched, type IngestContext, type Prepared } from './batch.js';
-import { encodeCursor, STATE_KEYS, type Cursor } from './checkpoint.js';
+import { encodeCursor, type Cursor } from '../core/index.js';
+import { STATE_KEYS } from './checkpoint.js';
 
 /** Settings of one backfill run (runBackfill). */
 export interface BackfillOptions {

@@ -12,6 +12,6 @@ export {
 export { createTriggeredPasses, type TriggeredPasses } from './sync-passes.js';
 export { createIndexer, type Indexer, type IndexerOptions } from './indexer.js';
 export { startIndexing, type Indexing, type StartIndexingOptions } from './start.js';
-export { STATE_KEYS, type Cursor } from './checkpoint.js';
+export { STATE_KEYS } from './checkpoint.js';
 export type { ProgressMode } from './progress.js';
 export { createLeaderElection, leaderLockName, type LeaderElection, type LeaderElectionOptions, type Leadership } from './leader.js';

@@ -1,6 +1,7 @@
 import type { SignatureInfo } from '../solana/index.js';
 import { commit, fetchTransactions, prepare, type IngestContext } from './batch.js';
-import { encodeCursor, STATE_KEYS, type Cursor } from './checkpoint.js';
+import { encodeCursor, type Cursor } from '../core/index.js';
+import { STATE_KEYS } from './checkpoint.js';
 
 /** Settings of one tail pass (runTailPass). */
 export interface TailPassOptions {

@@ -1,4 +1,5 @@
-import { decodeCursor, STATE_KEYS } from '../checkpoint.js';
+import { decodeCursor } from '../../core/index.js';
+import { STATE_KEYS } from '../checkpoint.js';
 import { runBackfill } from '../backfill.js';
 import { createProgress, type ProgressMode } from '../progress.js';
 import type { LoopRun } from './run.js';

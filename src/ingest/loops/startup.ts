@@ -1,4 +1,5 @@
-import { decodeCursor, encodeCursor, STATE_KEYS } from '../checkpoint.js';
+import { decodeCursor, encodeCursor } from '../../core/index.js';
+import { STATE_KEYS } from '../checkpoint.js';
 import type { LoopRun } from './run.js';
 import type { BackfillState, RangeState, TailState } from './state.js';
 

@@ -1,4 +1,4 @@
-import type { Cursor } from '../checkpoint.js';
+import type { Cursor } from '../../core/index.js';
 import type { SyncState } from '../controller.js';
 import type { RunStatus } from './run.js';
 

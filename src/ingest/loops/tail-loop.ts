@@ -1,4 +1,5 @@
-import { decodeCursor, STATE_KEYS } from '../checkpoint.js';
+import { decodeCursor } from '../../core/index.js';
+import { STATE_KEYS } from '../checkpoint.js';
 import { runTailPass } from '../tail.js';
 import type { LoopRun } from './run.js';
 import type { RangeState, TailState } from './state.js';
