@@ -90,12 +90,24 @@ export interface ApiKeyStore {
 
 export type SortDirection = 'ASC' | 'DESC';
 
-/** Paging of event listings: `page`×`itemsPerPage` as the spec says, or an opaque keyset `cursor` (docs/design.md §4). */
+/** One value of a keyset position: a number (ms, bps, USD, event index) or a string (signature, pool address). */
+export type KeyValue = number | string;
+
+/**
+ * Where a keyset-paged listing resumes (docs/design.md §4 cursor extension): the key values of the
+ * last row served, in the listing's key order (src/store/queries/keyset.ts). The API encodes and
+ * decodes it as the opaque `cursor` (src/api/cursor.ts); the store never sees cursor text.
+ */
+export interface KeysetPosition {
+  values: KeyValue[];
+}
+
+/** Paging of event listings: `page`×`itemsPerPage` as the spec says, or a keyset position `after` (docs/design.md §4). */
 export interface Paging {
   itemsPerPage: number;
   page: number;
-  /** When set, `page` is ignored and the listing continues after this cursor. */
-  cursor?: string;
+  /** When set, `page` is ignored and the listing continues after this row key. */
+  after?: KeysetPosition;
 }
 
 export interface StatsQuery {
@@ -194,11 +206,12 @@ export interface SettledGame {
   time: number;
 }
 
+/** One page of an event listing. */
 export interface Page<T> {
   results: T[];
   total: number;
-  /** Opaque keyset cursor of the next page; null at the end. */
-  nextCursor: string | null;
+  /** Key of the page's last row when more rows follow (pass as `after`); null at the end. */
+  next: KeysetPosition | null;
 }
 
 export interface PoolChangesQuery extends Paging {
@@ -273,8 +286,8 @@ export interface PoolsQuery {
   sortBy: PoolSortBy;
   /** 1..100. */
   limit: number;
-  /** nextCursor of the previous page (same sortBy). */
-  cursor?: string;
+  /** `next` of the previous page (same sortBy). */
+  after?: KeysetPosition;
 }
 
 /**
@@ -310,10 +323,11 @@ export interface PoolEntry {
   last_activity: number;
 }
 
+/** One page of GET /pools. */
 export interface PoolsResult {
   results: PoolEntry[];
-  /** Opaque keyset cursor of the next page; null at the end. */
-  nextCursor: string | null;
+  /** Key of the page's last pool when more follow (pass as `after`); null at the end. */
+  next: KeysetPosition | null;
 }
 
 export interface PoolQuery {
@@ -367,7 +381,7 @@ export interface Queries {
   /** undefined when the user has no matching game (→ 404 PLAYER_NOT_FOUND). */
   player(q: PlayerQuery): Promise<PlayerResult | undefined>;
   players(q: PlayersQuery): Promise<PlayersResult>;
-  /** Throws AppError INVALID_PARAMETER (details.parameter = 'cursor') on a bad cursor. */
+  /** Throws AppError INVALID_KEYSET when `after` does not match the ordering's key. */
   settledGames(q: SettledGamesQuery): Promise<Page<SettledGame>>;
   poolChanges(q: PoolChangesQuery): Promise<Page<PoolChangeRecord>>;
   platforms(q: PlatformsQuery): Promise<PlatformEntry[]>;
@@ -379,7 +393,7 @@ export interface Queries {
   ratio(q: { pool: string; now: number }): Promise<RatioPoint[]>;
   total(pool: string): Promise<PoolTotal>;
   daily(q: { pool: string; days: number; now: number }): Promise<PoolDailyPoint[]>;
-  /** Every pool, one page. Throws AppError INVALID_PARAMETER (details.parameter = 'cursor') on a bad cursor. */
+  /** Every pool, one page. Throws AppError INVALID_KEYSET when `after` does not match the key. */
   pools(q: PoolsQuery): Promise<PoolsResult>;
   /** One pool; undefined when never seen (→ 404 POOL_NOT_FOUND). */
   pool(q: PoolQuery): Promise<PoolEntry | undefined>;

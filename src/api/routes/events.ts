@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { keysetKinds } from '../../store/index.js';
+import { decodeCursor, nextCursor as cursorOf } from '../cursor.js';
 import { invalidParameter } from '../errors.js';
 import { MAX_PAGE_DEPTH, PARAMS, queryOf } from '../params.js';
 import { addressOut, amount, count, ms, obj, protectedErrors, usd } from '../schemas.js';
@@ -67,12 +69,13 @@ export function registerEventRoutes(scope: FastifyInstance, deps: RouteDeps): vo
       response: { 200: obj({ results: { type: 'array', items: settledGame }, total: count('Matching games'), nextCursor }), ...protectedErrors },
     },
   }, async (request) => {
-    const q = settledQuery.parse(request.query);
-    checkDepth(q);
-    const page = await store.queries.settledGames(q);
+    const { cursor, ...q } = settledQuery.parse(request.query);
+    checkDepth({ ...q, cursor });
+    const after = cursor === undefined ? undefined : decodeCursor(cursor, q.orderBy, q.sorting, keysetKinds('settledGames', q.orderBy));
+    const page = await store.queries.settledGames({ ...q, after });
     return {
       total: page.total,
-      nextCursor: page.nextCursor,
+      nextCursor: cursorOf(q.orderBy, q.sorting, page.next),
       results: page.results.map((g) => ({
         ...g,
         wager: g.wager.toString(),
@@ -91,12 +94,14 @@ export function registerEventRoutes(scope: FastifyInstance, deps: RouteDeps): vo
       response: { 200: obj({ results: { type: 'array', items: poolChange }, total: count('Matching pool changes'), nextCursor }), ...protectedErrors },
     },
   }, async (request) => {
-    const q = poolChangesQuery.parse(request.query);
-    checkDepth(q);
-    const page = await store.queries.poolChanges(q);
+    const { cursor, ...q } = poolChangesQuery.parse(request.query);
+    checkDepth({ ...q, cursor });
+    // Newest first only: the cursor carries the fixed ordering time/DESC.
+    const after = cursor === undefined ? undefined : decodeCursor(cursor, 'time', 'DESC', keysetKinds('poolChanges'));
+    const page = await store.queries.poolChanges({ ...q, after });
     return {
       total: page.total,
-      nextCursor: page.nextCursor,
+      nextCursor: cursorOf('time', 'DESC', page.next),
       results: page.results.map((c) => ({
         ...c,
         amount: c.amount.toString(),

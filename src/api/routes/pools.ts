@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { PoolEntry } from '../../store/index.js';
+import { keysetKinds, type PoolEntry } from '../../store/index.js';
+import { decodeCursor, nextCursor } from '../cursor.js';
 import { apiError, invalidParameter } from '../errors.js';
 import { PARAMS, queryOf } from '../params.js';
 import { addressOut, amount, count, dateString, errorResponse, ms, obj, protectedErrors, usd } from '../schemas.js';
@@ -79,8 +80,11 @@ export function registerPoolRoutes(scope: FastifyInstance, deps: RouteDeps): voi
       },
     },
   }, async (request) => {
-    const page = await store.queries.pools(poolsQuery.parse(request.query));
-    return { results: page.results.map(poolJson), nextCursor: page.nextCursor };
+    const { cursor, ...q } = poolsQuery.parse(request.query);
+    // Always descending: the cursor carries sortBy and DESC.
+    const after = cursor === undefined ? undefined : decodeCursor(cursor, q.sortBy, 'DESC', keysetKinds('pools'));
+    const page = await store.queries.pools({ ...q, after });
+    return { results: page.results.map(poolJson), nextCursor: nextCursor(q.sortBy, 'DESC', page.next) };
   });
 
   scope.get('/pool', {
