@@ -5,6 +5,7 @@ import { ERROR_CODES } from './errors.js';
  * document's answers (docs/architecture.md). Query parameters live in params.ts (the parameter registry).
  */
 
+/** `$id` of the shared error body schema (responses refer to it as `ApiError#`). */
 export const ERROR_SCHEMA_ID = 'ApiError';
 
 /** The error body of docs/spec.md §7, shared by every route (`$ref: 'ApiError#'`). */
@@ -32,6 +33,7 @@ export const protectedErrors = {
   503: errorRef,
 } as const;
 
+/** Reference to the shared error body, for one status (e.g. 404, 413). */
 export const errorResponse = errorRef;
 
 // ───────────────────────────── response pieces ─────────────────────────────
@@ -41,14 +43,20 @@ export function amount(description: string) {
   return { type: 'string', pattern: '^-?\\d+$', description: `${description} (integer string, smallest token unit)` } as const;
 }
 
+/** As `amount`, or null when the figure spans several tokens (docs/design.md §4 `/players`). */
 export function nullableAmount(description: string) {
   return { type: ['string', 'null'], pattern: '^-?\\d+$', description: `${description} (integer string, smallest token unit; null when spanning several tokens)` } as const;
 }
 
+/** A USD amount (JS number). */
 export const usd = (description: string) => ({ type: 'number', description: `${description} (USD)` }) as const;
+/** A time as Unix ms. */
 export const ms = (description: string) => ({ type: 'integer', description: `${description} (Unix ms)` }) as const;
+/** A non-negative count. */
 export const count = (description: string) => ({ type: 'integer', minimum: 0, description }) as const;
+/** A UTC calendar date, YYYY-MM-DD. */
 export const dateString = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'UTC calendar date YYYY-MM-DD' } as const;
+/** An address in an answer (base58; not validated on output). */
 export const addressOut = (description: string) => ({ type: 'string', description }) as const;
 
 /** Object schema with every property required (our answers always carry every field). */

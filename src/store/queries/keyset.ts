@@ -21,11 +21,12 @@ export type KeyKind = 'number' | 'string';
 
 const kindOf = (column: string): KeyKind => (column === 'signature' || column === 'pool' ? 'string' : 'number');
 
-/** Value kinds of each listing's position: settledGames by ordering, poolChanges, pools (sort key, then pool address). */
-export function keysetKinds(listing: 'settledGames', orderBy: SettledGamesOrderBy): KeyKind[];
-export function keysetKinds(listing: 'poolChanges' | 'pools'): KeyKind[];
-export function keysetKinds(listing: 'settledGames' | 'poolChanges' | 'pools', orderBy?: SettledGamesOrderBy): KeyKind[] {
-  if (listing === 'settledGames') return GAME_KEYS[orderBy ?? 'time'].map(kindOf);
+/**
+ * Value kinds of each listing's position: settledGames by ordering (`orderBy`, ignored by the
+ * others), poolChanges, pools (its sort key, then the pool address).
+ */
+export function keysetKinds(listing: 'settledGames' | 'poolChanges' | 'pools', orderBy: SettledGamesOrderBy = 'time'): KeyKind[] {
+  if (listing === 'settledGames') return GAME_KEYS[orderBy].map(kindOf);
   if (listing === 'poolChanges') return POOL_CHANGE_KEYS.map(kindOf);
   return ['number', 'string'];
 }
