@@ -1,6 +1,6 @@
 import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import type { Database } from '../schema.js';
-import type { KeysetPosition, KeyValue, Page, PoolChangeRecord, PoolChangesQuery, SettledGame, SettledGamesQuery, SortDirection } from '../types.js';
+import type { KeyValue, Page, PoolChangeRecord, PoolChangesQuery, SettledGame, SettledGamesQuery, SortDirection } from '../types.js';
 import { big, counter, filterSql, num, poolToken } from './common.js';
 import { GAME_KEYS, keysetKinds, POOL_CHANGE_KEYS, positionValues } from './keyset.js';
 
@@ -113,6 +113,6 @@ export async function poolChanges(db: Kysely<Database>, q: PoolChangesQuery): Pr
       time: num(r.time_ms),
     })),
     total,
-    next: more && last ? ({ values: [num(last.time_ms), last.signature, num(last.event_index)] } satisfies KeysetPosition) : null,
+    next: more && last ? { values: [num(last.time_ms), last.signature, num(last.event_index)] } : null,
   };
 }
