@@ -12,7 +12,7 @@ import { registerResponseCache } from './plugins/cache.js';
 import { registerHttpMetrics } from './plugins/http-metrics.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
 import { registerQueryGuards } from './plugins/validation.js';
-import { formatValidationError } from './params.js';
+import { ADDRESS_FORMAT, formatValidationError } from './params.js';
 import { registerChartRoutes } from './routes/charts.js';
 import { registerEventRoutes } from './routes/events.js';
 import { registerHealthRoutes } from './routes/health.js';
@@ -20,7 +20,7 @@ import { registerPlatformRoutes } from './routes/platforms.js';
 import { registerPlayerRoutes } from './routes/players.js';
 import { registerPoolRoutes } from './routes/pools.js';
 import { registerStatusRoutes } from './routes/status.js';
-import { ADDRESS_FORMAT, errorSchema } from './schemas.js';
+import { errorSchema } from './schemas.js';
 import type { ApiDeps, RouteDeps } from './types.js';
 
 /** Longest reuse of the store's counters by /status and /sync/status, ms (see routes/status.ts). */

@@ -25,8 +25,10 @@ export const ERROR_CODES = {
   STORE_UNAVAILABLE: { status: 503, message: 'Store temporarily unavailable' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
+/** A code of the API's error registry (ERROR_CODES; docs/errors.md). */
 export type ApiErrorCode = keyof typeof ERROR_CODES;
 
+/** True when `code` (an AppError code) is one the API answers with its own status; any other becomes 500 INTERNAL_ERROR. */
 export function isApiErrorCode(code: string): code is ApiErrorCode {
   return Object.hasOwn(ERROR_CODES, code);
 }

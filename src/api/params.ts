@@ -1,17 +1,181 @@
 import type { FastifySchemaValidationError } from 'fastify';
+import { type Static, type TInteger, type TSchema, type TString, Type } from 'typebox';
+import type { PlayersSortBy, PoolSortBy, SettledGamesOrderBy, SortDirection } from '../store/index.js';
 import { AppError } from '../core/index.js';
 import { invalidParameter } from './errors.js';
-import { ADDRESS_FORMAT } from './schemas.js';
 
 /**
- * Query parameter conversions and the validation message formatter (docs/design.md §4: every 400 is
- * INVALID_PARAMETER with a message naming the parameter and the rule).
+ * The query parameter registry (docs/design.md §4 "Parameters"): each parameter is defined once,
+ * as a TypeBox schema (request validation and the OpenAPI document), its static type, its parser
+ * (the value handlers receive) and its rule text (the message of its 400 INVALID_PARAMETER).
+ * Routes compose their querystring schemas from it with `queryOf`.
  */
 
-const START_TIME_RULE = 'must be Unix time in milliseconds (integer ≥ 0) or an ISO 8601 date-time with a zone, e.g. 2025-01-31T00:00:00Z';
+/** Custom AJV format: base58 text that decodes to 32 bytes (docs/design.md §4; checked with @solana/kit in app.ts). */
+export const ADDRESS_FORMAT = 'solana-address';
 
-/** Parameters that take a time like `startTime` (Unix ms or ISO 8601; docs/design.md §4). */
-const TIME_PARAMETERS = new Set(['startTime', 'endTime']);
+/** Largest `page × itemsPerPage` served with offsets; deeper pages use `cursor` (docs/design.md §4). */
+export const MAX_PAGE_DEPTH = 100_000;
+
+/**
+ * A time parameter (`startTime`, `endTime`): Unix ms digits, or an RFC 3339 / ISO 8601 date-time with a
+ * zone (docs/design.md §4). The one pattern of both the JSON schema and `parseTime`; its groups are
+ * 1 ms, 2–7 date and time fields, 8 fraction, 9 zone, 10–12 the offset's sign, hours and minutes.
+ */
+const TIME_PATTERN =
+  '^(?:(\\d{1,16})|(\\d{4})-(\\d{2})-(\\d{2})[Tt](\\d{2}):(\\d{2})(?::(\\d{2})(\\.\\d{1,9})?)?([Zz]|([+-])(\\d{2}):(\\d{2})))$';
+const TIME_REGEX = new RegExp(TIME_PATTERN);
+
+const TIME_RULE = 'must be Unix time in milliseconds (integer ≥ 0) or an ISO 8601 date-time with a zone, e.g. 2025-01-31T00:00:00Z';
+const ADDRESS_RULE = 'must be a base58-encoded address of 32 bytes';
+const CURSOR_RULE = 'must be a nextCursor value returned by a previous page';
+
+/**
+ * One query parameter: `schema` (TypeBox, so JSON schema and static type at once), `rule` (the text
+ * after "Invalid parameter 'name': " in its 400), `parse` (schema-valid raw value → handler value;
+ * throws AppError INVALID_PARAMETER for what a schema cannot express), `required`, `absent` (the
+ * handler's value when the parameter is not given; AJV fills schema defaults before that) and
+ * `always` (the handler always gets a value: required, a schema default, or `absent`).
+ */
+export interface Param<S extends TSchema = TSchema, V = unknown, A extends boolean = boolean> {
+  readonly schema: S;
+  readonly rule: string;
+  readonly parse: (raw: Static<S>, name: string) => V;
+  readonly required: boolean;
+  readonly absent?: V;
+  readonly always: A;
+}
+
+/** Rules by schema object: the validation error formatter finds a failing parameter's rule through its schema. */
+const RULES = new WeakMap<object, string>();
+
+function param<S extends TSchema, V, A extends boolean>(
+  schema: S,
+  rule: string,
+  always: A,
+  options: { parse?: (raw: Static<S>, name: string) => V; required?: boolean; absent?: V } = {},
+): Param<S, V, A> {
+  RULES.set(schema, rule);
+  return {
+    schema,
+    rule,
+    parse: options.parse ?? ((raw) => raw as unknown as V),
+    required: options.required ?? false,
+    ...(options.absent === undefined ? {} : { absent: options.absent }),
+    always,
+  };
+}
+
+function address(description: string): Param<TString, string, false>;
+function address(description: string, required: true): Param<TString, string, true>;
+function address(description: string, required = false): Param<TString, string, boolean> {
+  return param<TString, string, boolean>(Type.String({ format: ADDRESS_FORMAT, description: `${description} (base58 address of 32 bytes)` }), ADDRESS_RULE, required, { required });
+}
+
+function integer(description: string, min: number, max: number | undefined, def: number): Param<TInteger, number, true> {
+  const rule = max === undefined ? `must be an integer ≥ ${min}` : `must be an integer from ${min} to ${max}`;
+  return param<TInteger, number, true>(Type.Integer({ minimum: min, ...(max === undefined ? {} : { maximum: max }), default: def, description }), rule, true);
+}
+
+function oneOf<const T extends string>(description: string, values: readonly T[], def: T): Param<TSchema, T, true> {
+  const shown = values.map((v) => (v === '' ? '(no value)' : v));
+  return param<TSchema, T, true>(Type.Enum([...values], { type: 'string', default: def, description }), `must be one of ${shown.join(', ')}`, true);
+}
+
+function time(description: string): Param<TString, number, false> {
+  return param<TString, number, false>(Type.String({ pattern: TIME_PATTERN, description }), TIME_RULE, false, { parse: (raw, name) => parseTime(name, raw) as number });
+}
+
+function cursor(description: string): Param<TString, string, false> {
+  return param<TString, string, false>(Type.String({ minLength: 1, maxLength: 512, description }), CURSOR_RULE, false);
+}
+
+/** Flag values of docs/design.md §4 (`onlyJackpots`): present with no value, true/1/yes → true; false/0/no → false. */
+const FLAG_VALUES = ['', 'true', '1', 'yes', 'false', '0', 'no'] as const;
+
+/** `/events/settledGames` orderings (docs/spec.md §4). */
+const ORDER_BY = ['time', 'multiplier', 'usd_profit'] as const satisfies readonly SettledGamesOrderBy[];
+const SORTING = ['ASC', 'DESC'] as const satisfies readonly SortDirection[];
+const PLAYERS_SORT = ['usd_profit', 'usd_volume', 'token_profit', 'token_volume'] as const satisfies readonly PlayersSortBy[];
+const PLATFORM_SORT = ['usd_volume', 'usd_revenue'] as const;
+const POOL_SORT = ['tvl_usd', 'usd_volume', 'plays', 'pool_fees_usd', 'created_time'] as const satisfies readonly PoolSortBy[];
+
+/**
+ * Every query parameter of the API, once (docs/spec.md §4, docs/design.md §4). A name taking
+ * different ranges or meanings on different routes (`limit`, `days`, `sortBy`, `pool`, `cursor`)
+ * has one entry per variant; routes pick entries by key and expose them under the parameter name.
+ */
+export const PARAMS = {
+  creator: address('Only games of this creator'),
+  token: address('Only games in this token mint'),
+  pool: address('Only games of this pool'),
+  user: address('Only games of this player'),
+  poolRequired: address('Pool', true),
+  userRequired: address('Player wallet', true),
+  poolsToken: address('Only pools of this token mint'),
+  startTime: time(
+    'Keep games with time ≥ startTime: Unix time in milliseconds (integer ≥ 0) or an ISO 8601 date-time with a zone, e.g. 2025-01-31T00:00:00Z',
+  ),
+  windowStart: time('Window start, inclusive (game figures only): Unix time in milliseconds or an ISO 8601 date-time with a zone'),
+  windowEnd: time('Window end, exclusive (game figures only): Unix time in milliseconds or an ISO 8601 date-time with a zone'),
+  page: integer(`Zero-based page number; page × itemsPerPage ≤ ${MAX_PAGE_DEPTH} (use cursor beyond)`, 0, undefined, 0),
+  itemsPerPage: integer('Results per page', 1, 200, 10),
+  cursor: cursor('Opaque keyset cursor: the `nextCursor` of the previous page (extension, docs/design.md §4). When set, `page` is ignored.'),
+  poolsCursor: cursor('Opaque keyset cursor: the `nextCursor` of the previous page, with the same sortBy'),
+  onlyJackpots: param<TSchema, boolean, true>(
+    Type.Enum([...FLAG_VALUES], { type: 'string', description: 'Only jackpot wins (jackpot > 0). Present with no value, true, 1, yes → on; false, 0, no → off' }),
+    'must be one of (no value), true, 1, yes, false, 0, no',
+    true,
+    { parse: (raw) => parseFlag(raw as string), absent: false },
+  ),
+  orderBy: oneOf('Ordering key (ties: time, then signature)', ORDER_BY, 'time'),
+  sorting: oneOf('Direction', SORTING, 'DESC'),
+  chartDays: integer('Number of UTC dates ending today (today included)', 1, 300, 300),
+  platformsDays: integer('Rolling window: games with time ≥ now − days × 24 h', 1, 365, 7),
+  platformsLimit: integer('Number of results', 1, 100, 10),
+  platformsSortBy: oneOf('Ordering (descending)', PLATFORM_SORT, 'usd_volume'),
+  playersLimit: integer('Number of results', 1, 1000, 10),
+  playersOffset: integer('Results to skip', 0, undefined, 0),
+  playersSortBy: oneOf('Ordering (descending); token_* need token or pool', PLAYERS_SORT, 'usd_profit'),
+  poolsLimit: integer('Pools per page', 1, 100, 20),
+  poolsSortBy: oneOf('Ordering, descending (ties: pool address ascending); created_time puts pools without a known creation last', POOL_SORT, 'tvl_usd'),
+} as const;
+
+/** A route's parameters: parameter name → registry entry. */
+export type ParamSet = Record<string, Param<any, any, boolean>>;
+
+/** The values a handler gets for a ParamSet: parsed; optional unless the parameter is `always` present. */
+export type QueryOf<P extends ParamSet> = {
+  [K in keyof P as P[K]['always'] extends true ? K : never]: ReturnType<P[K]['parse']>;
+} & {
+  [K in keyof P as P[K]['always'] extends true ? never : K]?: ReturnType<P[K]['parse']>;
+};
+
+/** A route's query: its querystring JSON schema (for the route's `schema.querystring`) and its parser. */
+export interface Query<P extends ParamSet> {
+  readonly schema: { type: 'object'; required?: string[]; properties: { [K in keyof P]: P[K]['schema'] } };
+  /** Schema-validated `request.query` → the handler's values. Throws AppError INVALID_PARAMETER (e.g. 2025-02-30). */
+  readonly parse: (raw: unknown) => QueryOf<P>;
+}
+
+/** Composes a route's query from registry entries (`queryOf({ pool: PARAMS.poolRequired, days: PARAMS.chartDays })`). */
+export function queryOf<const P extends ParamSet>(params: P): Query<P> {
+  const entries = Object.entries(params);
+  const required = entries.filter(([, p]) => p.required).map(([name]) => name);
+  const properties = Object.fromEntries(entries.map(([name, p]) => [name, p.schema])) as Query<P>['schema']['properties'];
+  const schema = { type: 'object' as const, ...(required.length > 0 ? { required } : {}), properties };
+  const parse = (raw: unknown): QueryOf<P> => {
+    const q = raw as Record<string, unknown>;
+    const out: Record<string, unknown> = {};
+    for (const [name, p] of entries) {
+      const value = q[name];
+      if (value !== undefined) out[name] = p.parse(value, name);
+      else if (p.absent !== undefined) out[name] = p.absent;
+    }
+    return out as QueryOf<P>;
+  };
+  return { schema, parse };
+}
 
 /**
  * `startTime` → Unix ms. The schema has already checked the shape; this rejects impossible
@@ -24,14 +188,14 @@ export function parseStartTime(raw: string | undefined): number | undefined {
 /** A time parameter (`startTime`, `endTime`) → Unix ms, as parseStartTime; the 400 names `name`. */
 export function parseTime(name: string, raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
-  if (/^\d+$/.test(raw)) {
-    const n = Number(raw);
-    if (!Number.isSafeInteger(n)) throw invalidParameter(name, START_TIME_RULE);
+  const m = TIME_REGEX.exec(raw);
+  if (!m) throw invalidParameter(name, TIME_RULE);
+  const [, digits, y, mo, d, h, mi, s = '0', frac = '', zone, sign, zh, zm] = m;
+  if (digits !== undefined) {
+    const n = Number(digits);
+    if (!Number.isSafeInteger(n)) throw invalidParameter(name, TIME_RULE);
     return n;
   }
-  const m = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?([Zz]|([+-])(\d{2}):(\d{2}))$/.exec(raw);
-  if (!m) throw invalidParameter(name, START_TIME_RULE);
-  const [, y, mo, d, h, mi, s = '0', frac = '', zone, sign, zh, zm] = m;
   const fields = [Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)] as const;
   const utc = Date.UTC(...fields);
   const back = new Date(utc);
@@ -39,44 +203,28 @@ export function parseTime(name: string, raw: string | undefined): number | undef
     back.getUTCFullYear() === fields[0] && back.getUTCMonth() === fields[1] && back.getUTCDate() === fields[2] &&
     back.getUTCHours() === fields[3] && back.getUTCMinutes() === fields[4] && back.getUTCSeconds() === fields[5];
   const offsetMin = zone === 'Z' || zone === 'z' ? 0 : (sign === '-' ? -1 : 1) * (Number(zh) * 60 + Number(zm));
-  if (!consistent || Number(zh ?? 0) > 23 || Number(zm ?? 0) > 59) throw invalidParameter(name, START_TIME_RULE);
+  if (!consistent || Number(zh ?? 0) > 23 || Number(zm ?? 0) > 59) throw invalidParameter(name, TIME_RULE);
   const millis = frac ? Math.floor(Number(`0${frac}`) * 1000) : 0;
   const result = utc + millis - offsetMin * 60_000;
   if (result < 0) throw invalidParameter(name, 'must not be before 1970-01-01T00:00:00Z');
   return result;
 }
 
-/** Flag values of docs/design.md §4 (`onlyJackpots`): present with no value, true/1/yes → true; false/0/no → false. */
-export const FLAG_VALUES = ['', 'true', '1', 'yes', 'false', '0', 'no'] as const;
-
-export function parseFlag(raw: string | undefined): boolean {
+/** A flag value (FLAG_VALUES) → boolean; absent → false (docs/design.md §4). */
+function parseFlag(raw: string | undefined): boolean {
   return raw !== undefined && ['', 'true', '1', 'yes'].includes(raw);
+}
+
+/** The rule text of a parameter's schema (the registry's `rule`); 'is not valid' for a schema outside the registry. */
+export function ruleOf(schema: object | undefined): string {
+  return (schema && RULES.get(schema)) ?? 'is not valid';
 }
 
 type Schema = Record<string, unknown>;
 
-/** The human rule a parameter's schema expresses, for the 400 message. */
-export function describeRule(name: string, schema: Schema | undefined): string {
-  if (!schema) return 'is not valid';
-  if (Array.isArray(schema.enum)) {
-    const shown = schema.enum.map((v) => (v === '' ? '(no value)' : String(v)));
-    return `must be one of ${shown.join(', ')}`;
-  }
-  if (schema.format === ADDRESS_FORMAT) return 'must be a base58-encoded address of 32 bytes';
-  if (TIME_PARAMETERS.has(name)) return START_TIME_RULE;
-  if (name === 'cursor') return 'must be a nextCursor value returned by a previous page';
-  if (schema.type === 'integer') {
-    const { minimum: min, maximum: max } = schema as { minimum?: number; maximum?: number };
-    if (min !== undefined && max !== undefined) return `must be an integer from ${min} to ${max}`;
-    if (min !== undefined) return `must be an integer ≥ ${min}`;
-    return 'must be an integer';
-  }
-  return 'is not valid';
-}
-
 /**
  * Fastify `schemaErrorFormatter`: turns the first AJV error into INVALID_PARAMETER naming
- * the parameter. Needs AJV `verbose: true` (the failing property's schema is on the error).
+ * the parameter and its registry rule. Needs AJV `verbose: true` (the failing property's schema is on the error).
  */
 export function formatValidationError(errors: FastifySchemaValidationError[], dataVar: string): Error {
   const e = errors[0] as FastifySchemaValidationError & { parentSchema?: Schema; params: Record<string, unknown> };
@@ -84,16 +232,14 @@ export function formatValidationError(errors: FastifySchemaValidationError[], da
   if (e.keyword === 'required') {
     const name = String(e.params.missingProperty);
     const props = (e.parentSchema?.properties ?? {}) as Record<string, Schema>;
-    const rule = describeRule(name, props[name]);
-    return invalidParameter(name, `is required and ${rule.replace(/^is /, '')}`);
+    return invalidParameter(name, `is required and ${ruleOf(props[name]).replace(/^is /, '')}`);
   }
   const name = e.instancePath.split('/').filter(Boolean)[0];
   if (!name) return invalidParameter(dataVar, e.message ?? 'is not valid');
-  // For nested keywords (anyOf branches, format), parentSchema is the property's own schema.
-  return invalidParameter(name, describeRule(name, e.parentSchema));
+  return invalidParameter(name, ruleOf(e.parentSchema));
 }
 
-/** Names of parameters given more than once among those the route declares (docs/design.md §4: → 400). */
+/** Name of the first parameter given more than once among those the route declares (docs/design.md §4: → 400). */
 export function repeatedParameter(query: unknown, declared: Record<string, unknown> | undefined): string | undefined {
   if (!declared || typeof query !== 'object' || query === null) return undefined;
   const q = query as Record<string, unknown>;

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 
+/** A listening API server (startServer). */
 export interface RunningServer {
   /** Base URL, e.g. `http://127.0.0.1:3000` (the actual port when 0 was asked). */
   url: string;

@@ -7,6 +7,7 @@ import type { ApiKeyRecord, Store } from '../store/index.js';
 import type { ConcurrencyLimits } from './plugins/concurrency.js';
 import type { HttpLimits } from './plugins/limits.js';
 
+/** Optional settings of buildApp; every field has a default. */
 export interface ApiOptions {
   /** Response cache of protected GET answers (plugins/cache.ts); absent = no cache (ETag/304 off too). */
   cache?: ResponseCacheOptions;
@@ -22,6 +23,7 @@ export interface ApiOptions {
   concurrency?: Partial<ConcurrencyLimits>;
 }
 
+/** What buildApp needs (docs/architecture.md convention 1): the common bag, the store, keys, limiter, sync controller. */
 export interface ApiDeps {
   common: Common;
   store: Store;

@@ -1,4 +1,4 @@
 export * from './types.js';
 export { createStore, type CreateStoreOptions, type StoreAccess, DEFAULT_STORE_READERS, DEFAULT_STORE_TIMEOUT_MS } from './create.js';
 export { isStoreUnavailable } from './driver-errors.js';
-export { encodeCursor } from './queries/events.js';
+export { type KeyKind, keysetKinds, matchesKinds } from './queries/keyset.js';

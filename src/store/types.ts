@@ -21,6 +21,7 @@ export interface ProcessedSignature {
   failed: boolean;
 }
 
+/** One transaction of the write path (Store.writeBatch): events, the signatures they came from, checkpoints, skip counts. */
 export interface WriteBatch {
   /** Decoded events; duplicates of stored (signature, eventIndex) are ignored. */
   events: LocatedEvent[];
@@ -32,6 +33,7 @@ export interface WriteBatch {
   skipped?: Record<string, number>;
 }
 
+/** Rows a writeBatch actually inserted (replays insert nothing: docs/architecture.md "Idempotency"). */
 export interface WriteResult {
   gamesInserted: number;
   poolChangesInserted: number;
@@ -40,6 +42,7 @@ export interface WriteResult {
   duplicates: number;
 }
 
+/** A token mint and its decimals (smallest units per whole token = 10^decimals; docs/design.md §6). */
 export interface MintInfo {
   mint: string;
   decimals: number;
@@ -59,6 +62,7 @@ export interface HourlyPrice {
 
 // ───────────────────────────── API keys ─────────────────────────────
 
+/** API key tier: sets the default rate limits of a key (docs/design.md §4). */
 export type Tier = 'standard' | 'premium' | 'enterprise';
 
 /** A stored API key: only the SHA-256 hash of the key is kept (docs/design.md §4). */
@@ -77,6 +81,7 @@ export interface ApiKeyRecord {
   revokedAt: number | null;
 }
 
+/** Storage of API key records (hashes only); `revoke` times are Unix ms. Errors: AppError STORE_UNAVAILABLE. */
 export interface ApiKeyStore {
   insert(record: ApiKeyRecord): Promise<void>;
   findByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
@@ -88,16 +93,30 @@ export interface ApiKeyStore {
 
 // ───────────────────────────── read queries ─────────────────────────────
 
+/** Direction of an ordered listing (`sorting` of /events/settledGames). */
 export type SortDirection = 'ASC' | 'DESC';
 
-/** Paging of event listings: `page`×`itemsPerPage` as the spec says, or an opaque keyset `cursor` (docs/design.md §4). */
+/** One value of a keyset position: a number (ms, bps, USD, event index) or a string (signature, pool address). */
+export type KeyValue = number | string;
+
+/**
+ * Where a keyset-paged listing resumes (docs/design.md §4 cursor extension): the key values of the
+ * last row served, in the listing's key order (src/store/queries/keyset.ts). The API encodes and
+ * decodes it as the opaque `cursor` (src/api/cursor.ts); the store never sees cursor text.
+ */
+export interface KeysetPosition {
+  values: KeyValue[];
+}
+
+/** Paging of event listings: `page`×`itemsPerPage` as the spec says, or a keyset position `after` (docs/design.md §4). */
 export interface Paging {
   itemsPerPage: number;
   page: number;
-  /** When set, `page` is ignored and the listing continues after this cursor. */
-  cursor?: string;
+  /** When set, `page` is ignored and the listing continues after this row key. */
+  after?: KeysetPosition;
 }
 
+/** GET /stats: optional creator filter and window start (Unix ms); `now` for active_players. */
 export interface StatsQuery {
   creator?: string;
   /** Keep games with time ≥ startTime (ms). */
@@ -106,6 +125,7 @@ export interface StatsQuery {
   now: number;
 }
 
+/** GET /stats figures (docs/spec.md §2, docs/design.md §3): counts, USD sums, `first_bet_time` Unix ms (0 when none). */
 export interface StatsResult {
   players: number;
   usd_volume: number;
@@ -117,12 +137,14 @@ export interface StatsResult {
   first_bet_time: number;
 }
 
+/** GET /player: one player (address), optionally one creator and/or token. */
 export interface PlayerQuery {
   user: string;
   creator?: string;
   token?: string;
 }
 
+/** GET /player figures (docs/spec.md §2): USD sums and extremes, the most-played token, first/last game Unix ms. */
 export interface PlayerResult {
   user: string;
   total_plays: number;
@@ -135,8 +157,10 @@ export interface PlayerResult {
   last_play: number;
 }
 
+/** GET /players orderings, all descending; `token_*` need one token (a `token` or `pool` filter). */
 export type PlayersSortBy = 'usd_profit' | 'usd_volume' | 'token_profit' | 'token_volume';
 
+/** GET /players: ordering, `limit` + `offset` paging, filters, optional window start (Unix ms). */
 export interface PlayersQuery {
   sortBy: PlayersSortBy;
   limit: number;
@@ -147,6 +171,7 @@ export interface PlayersQuery {
   startTime?: number;
 }
 
+/** One /players row: USD sums, token sums in the smallest unit (or null), last game Unix ms. */
 export interface LeaderboardEntry {
   user: string;
   total_plays: number;
@@ -159,13 +184,16 @@ export interface LeaderboardEntry {
   last_play: number;
 }
 
+/** One /players page and the number of matching players. */
 export interface PlayersResult {
   results: LeaderboardEntry[];
   total: number;
 }
 
+/** /events/settledGames ordering keys; ties broken by time, signature, event index (src/store/queries/keyset.ts). */
 export type SettledGamesOrderBy = 'time' | 'multiplier' | 'usd_profit';
 
+/** GET /events/settledGames: filters, ordering, and a page or keyset position. */
 export interface SettledGamesQuery extends Paging {
   onlyJackpots: boolean;
   creator?: string;
@@ -176,6 +204,7 @@ export interface SettledGamesQuery extends Paging {
   sorting: SortDirection;
 }
 
+/** One settled game (docs/spec.md §2): token amounts bigint in the smallest unit, USD numbers, `multiplier` = bps / 10000, `time` Unix ms. */
 export interface SettledGame {
   signature: string;
   wager: bigint;
@@ -194,17 +223,20 @@ export interface SettledGame {
   time: number;
 }
 
+/** One page of an event listing. */
 export interface Page<T> {
   results: T[];
   total: number;
-  /** Opaque keyset cursor of the next page; null at the end. */
-  nextCursor: string | null;
+  /** Key of the page's last row when more rows follow (pass as `after`); null at the end. */
+  next: KeysetPosition | null;
 }
 
+/** GET /events/poolChanges: one pool, a page or keyset position. */
 export interface PoolChangesQuery extends Paging {
   pool: string;
 }
 
+/** One deposit or withdrawal: amounts bigint in the pool token's smallest unit, `usd_amount` USD, `time` Unix ms. */
 export interface PoolChangeRecord {
   signature: string;
   action: 'deposit' | 'withdraw';
@@ -218,6 +250,7 @@ export interface PoolChangeRecord {
   time: number;
 }
 
+/** GET /platforms: top `limit` creators over the `days` × 24 h before `now` (Unix ms). */
 export interface PlatformsQuery {
   limit: number;
   days: number;
@@ -225,6 +258,7 @@ export interface PlatformsQuery {
   now: number;
 }
 
+/** One /platforms row: USD sums, counts and the last game (Unix ms) in the window. */
 export interface PlatformEntry {
   creator: string;
   usd_volume: number;
@@ -234,6 +268,7 @@ export interface PlatformEntry {
   last_activity: number;
 }
 
+/** One /platforms-by-pool row: all-time sums of one creator on the pool (`volume` in the pool token's smallest unit). */
 export interface PlatformByPoolEntry {
   creator: string;
   volume: bigint;
@@ -241,6 +276,7 @@ export interface PlatformByPoolEntry {
   plays: number;
 }
 
+/** One /tokens row: all-time plays and wager sums of a token (`volume` in its smallest unit). */
 export interface TokenEntry {
   token: string;
   plays: number;
@@ -248,6 +284,7 @@ export interface TokenEntry {
   usd_volume: number;
 }
 
+/** One hourly /ratio point: liquidity and LP supply (smallest units) and their ratio (1 when lp_supply is 0). */
 export interface RatioPoint {
   /** Start of the hour, ms. */
   time: number;
@@ -256,6 +293,7 @@ export interface RatioPoint {
   ratio: number;
 }
 
+/** GET /total: all-time sums of one pool (`volume` in its token's smallest unit). */
 export interface PoolTotal {
   pool: string;
   /** null when the pool has never been seen. */
@@ -268,13 +306,14 @@ export interface PoolTotal {
 /** GET /pools orderings (docs/design.md §4), all descending, ties by pool address ascending. */
 export type PoolSortBy = 'tvl_usd' | 'usd_volume' | 'plays' | 'pool_fees_usd' | 'created_time';
 
+/** GET /pools: optional token filter, ordering, page size and keyset position. */
 export interface PoolsQuery {
   token?: string;
   sortBy: PoolSortBy;
   /** 1..100. */
   limit: number;
-  /** nextCursor of the previous page (same sortBy). */
-  cursor?: string;
+  /** `next` of the previous page (same sortBy). */
+  after?: KeysetPosition;
 }
 
 /**
@@ -310,12 +349,14 @@ export interface PoolEntry {
   last_activity: number;
 }
 
+/** One page of GET /pools. */
 export interface PoolsResult {
   results: PoolEntry[];
-  /** Opaque keyset cursor of the next page; null at the end. */
-  nextCursor: string | null;
+  /** Key of the page's last pool when more follow (pass as `after`); null at the end. */
+  next: KeysetPosition | null;
 }
 
+/** GET /pool: one pool and an optional window [startTime, endTime) of its game figures. */
 export interface PoolQuery {
   pool: string;
   /** Window of the game figures (plays, volume, fees, PnL): time ≥ startTime (ms) … */
@@ -324,6 +365,7 @@ export interface PoolQuery {
   endTime?: number;
 }
 
+/** One /daily point: a UTC date (YYYY-MM-DD) and that day's sums (`volume` in the smallest unit). */
 export interface PoolDailyPoint {
   date: string;
   volume: bigint;
@@ -331,6 +373,7 @@ export interface PoolDailyPoint {
   plays: number;
 }
 
+/** The /chart/* series: `days` UTC dates ending at `now`'s date (Unix ms), optionally one creator. */
 export interface ChartQuery {
   /** Number of UTC dates ending today (today included). */
   days: number;
@@ -338,17 +381,20 @@ export interface ChartQuery {
   now: number;
 }
 
+/** One /chart/plays or /chart/daily-usd point: a UTC date (YYYY-MM-DD), its games and USD volume. */
 export interface PlaysPoint {
   date: string;
   plays: number;
   volume_usd: number;
 }
 
+/** One /chart/dao-usd point: a UTC date (YYYY-MM-DD) and the DAO (gamba) fees in USD. */
 export interface DaoPoint {
   date: string;
   dao_fees_usd: number;
 }
 
+/** Counters behind /status and /sync/status: rollups and counters, never COUNT(*) over history (docs/design.md §7). */
 export interface StoreCounts {
   totalSignatures: number;
   totalGames: number;
@@ -361,13 +407,14 @@ export interface StoreCounts {
   latest: { signature: string; blockTime: number } | null;
 }
 
+/** The read queries the API runs (src/store/queries); each answer is plain data (structured-clone safe). */
 export interface Queries {
   counts(): Promise<StoreCounts>;
   stats(q: StatsQuery): Promise<StatsResult>;
   /** undefined when the user has no matching game (→ 404 PLAYER_NOT_FOUND). */
   player(q: PlayerQuery): Promise<PlayerResult | undefined>;
   players(q: PlayersQuery): Promise<PlayersResult>;
-  /** Throws AppError INVALID_PARAMETER (details.parameter = 'cursor') on a bad cursor. */
+  /** Throws AppError INVALID_KEYSET when `after` does not match the ordering's key. */
   settledGames(q: SettledGamesQuery): Promise<Page<SettledGame>>;
   poolChanges(q: PoolChangesQuery): Promise<Page<PoolChangeRecord>>;
   platforms(q: PlatformsQuery): Promise<PlatformEntry[]>;
@@ -379,7 +426,7 @@ export interface Queries {
   ratio(q: { pool: string; now: number }): Promise<RatioPoint[]>;
   total(pool: string): Promise<PoolTotal>;
   daily(q: { pool: string; days: number; now: number }): Promise<PoolDailyPoint[]>;
-  /** Every pool, one page. Throws AppError INVALID_PARAMETER (details.parameter = 'cursor') on a bad cursor. */
+  /** Every pool, one page. Throws AppError INVALID_KEYSET when `after` does not match the key. */
   pools(q: PoolsQuery): Promise<PoolsResult>;
   /** One pool; undefined when never seen (→ 404 POOL_NOT_FOUND). */
   pool(q: PoolQuery): Promise<PoolEntry | undefined>;
@@ -388,6 +435,7 @@ export interface Queries {
   chartDaoUsd(q: ChartQuery): Promise<DaoPoint[]>;
 }
 
+/** The store (createStore): one write path, the read queries, API keys, state; SQLite or PostgreSQL (docs/architecture.md "Storage"). */
 export interface Store {
   readonly dialect: 'sqlite' | 'postgres';
   /**
@@ -429,7 +477,7 @@ export interface Store {
   generation(): number;
   /** Errors: AppError STORE_UNAVAILABLE when the store cannot answer (src/store/driver-errors.ts). */
   readonly keys: ApiKeyStore;
-  /** Errors: AppError STORE_UNAVAILABLE when the store cannot answer or misses the deadline; INVALID_PARAMETER as documented per query. */
+  /** Errors: AppError STORE_UNAVAILABLE when the store cannot answer or misses the deadline; INVALID_KEYSET as documented per query. */
   readonly queries: Queries;
   /** Cheap reachability check for /ready (within the deadline on a read-only store); throws AppError STORE_UNAVAILABLE. */
   ping(): Promise<void>;

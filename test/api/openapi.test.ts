@@ -66,3 +66,20 @@ test('/health and /ready are public; /openapi.json itself is not listed', () => 
   expect(doc.paths['/ready'].get.security).toEqual([]);
   expect(doc.paths['/openapi.json']).toBeUndefined();
 });
+
+test('every query parameter of the document is an entry of the parameter registry (each defined once: src/api/params.ts)', async () => {
+  const { PARAMS } = await import('../../src/api/params.js');
+  // The document moves a schema's description up to the parameter; compare with sorted keys.
+  const canonical = (o: Record<string, unknown>) => JSON.stringify(Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1))));
+  const registry = Object.values(PARAMS).map((p) => canonical(p.schema as Record<string, unknown>));
+  type Parameter = { in: string; name: string; description?: string; schema: Record<string, unknown> };
+  for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { parameters?: Parameter[] }>>)) {
+    for (const op of Object.values(item)) {
+      for (const p of op.parameters ?? []) {
+        if (p.in !== 'query') continue;
+        const schema = { ...p.schema, ...(p.description === undefined ? {} : { description: p.description }) };
+        expect(registry, `${path} ${p.name}`).toContain(canonical(schema));
+      }
+    }
+  }
+});

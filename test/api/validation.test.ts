@@ -196,9 +196,9 @@ test('chart and /daily defaults: 300 dense days; days narrows the series', async
   expect((await get(`/daily?pool=${ADDR}`)).body.data).toHaveLength(300);
 });
 
-test('a cursor issued for one ordering is refused by another (the store encodes cursors)', async () => {
-  const { encodeCursor } = await import('../../src/store/index.js');
-  const cursor = encodeCursor('time', 'DESC', [1_700_000_000_000, ADDR, 0]);
+test('a cursor issued for one ordering is refused by another (the API encodes cursors)', async () => {
+  const { encodeCursor } = await import('../../src/api/cursor.js');
+  const cursor = encodeCursor('time', 'DESC', { values: [1_700_000_000_000, ADDR, 0] });
   expect((await get(`/events/settledGames?cursor=${cursor}`)).status).toBe(200);
   const res = await get(`/events/settledGames?orderBy=multiplier&cursor=${cursor}`);
   expectError(res, 400, 'INVALID_PARAMETER', 'cursor');

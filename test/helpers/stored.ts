@@ -1,5 +1,5 @@
 import type { LocatedEvent } from '../../src/protocol/index.js';
-import type { Store } from '../../src/store/index.js';
+import type { KeysetPosition, Store } from '../../src/store/index.js';
 
 /**
  * What the store holds, read back through its public queries, as a sorted multiset of
@@ -8,20 +8,20 @@ import type { Store } from '../../src/store/index.js';
  */
 export async function storedEventLines(store: Store, pools: string[]): Promise<string[]> {
   const lines: string[] = [];
-  let cursor: string | undefined;
+  let after: KeysetPosition | undefined;
   for (;;) {
-    const page = await store.queries.settledGames({ itemsPerPage: 200, page: 0, cursor, onlyJackpots: false, orderBy: 'time', sorting: 'ASC' });
+    const page = await store.queries.settledGames({ itemsPerPage: 200, page: 0, after, onlyJackpots: false, orderBy: 'time', sorting: 'ASC' });
     for (const g of page.results) lines.push(`${g.signature} GameSettled ${g.user} ${g.token} ${g.wager} ${g.payout} ${g.jackpot} ${g.time}`);
-    if (!page.nextCursor) break;
-    cursor = page.nextCursor;
+    if (!page.next) break;
+    after = page.next;
   }
   for (const pool of pools) {
-    let c: string | undefined;
+    let c: KeysetPosition | undefined;
     for (;;) {
-      const page = await store.queries.poolChanges({ pool, itemsPerPage: 200, page: 0, cursor: c });
+      const page = await store.queries.poolChanges({ pool, itemsPerPage: 200, page: 0, after: c });
       for (const p of page.results) lines.push(`${p.signature} PoolChange ${p.user} ${p.token} ${p.amount} ${p.post_liquidity} ${p.lp_supply} ${p.time}`);
-      if (!page.nextCursor) break;
-      c = page.nextCursor;
+      if (!page.next) break;
+      c = page.next;
     }
   }
   return lines.sort();

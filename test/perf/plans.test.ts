@@ -79,7 +79,7 @@ async function runEveryRead(): Promise<void> {
         const base = { ...fl, onlyJackpots: fl.onlyJackpots === true, orderBy, sorting, itemsPerPage: 3 };
         const r = await q.settledGames({ ...base, page: 1 });
         const first = await q.settledGames({ ...base, page: 0 });
-        if (first.nextCursor) await q.settledGames({ ...base, page: 0, cursor: first.nextCursor });
+        if (first.next) await q.settledGames({ ...base, page: 0, after: first.next });
         expect(r.total).toBeGreaterThanOrEqual(0);
       }
     }
@@ -105,7 +105,7 @@ async function runEveryRead(): Promise<void> {
   await q.counts();
   await q.poolChanges({ pool: f.pools.SOL_A, page: 1, itemsPerPage: 5 });
   const pc = await q.poolChanges({ pool: f.pools.SOL_A, page: 0, itemsPerPage: 5 });
-  await q.poolChanges({ pool: f.pools.SOL_A, page: 0, itemsPerPage: 5, cursor: pc.nextCursor! });
+  await q.poolChanges({ pool: f.pools.SOL_A, page: 0, itemsPerPage: 5, after: pc.next! });
   await q.tokens({});
   await q.tokens({ creator: f.creators[0] });
   await q.total(f.pools.SOL_A);
@@ -117,8 +117,8 @@ async function runEveryRead(): Promise<void> {
   for (const sortBy of ['tvl_usd', 'usd_volume', 'plays', 'pool_fees_usd', 'created_time'] as const) {
     for (const token of [undefined, f.tokens.USDC]) {
       const first = await q.pools({ sortBy, token, limit: 1 });
-      expect(first.nextCursor).not.toBeNull();
-      await q.pools({ sortBy, token, limit: 1, cursor: first.nextCursor! });
+      expect(first.next).not.toBeNull();
+      await q.pools({ sortBy, token, limit: 1, after: first.next! });
     }
   }
   const H = 3_600_000;

@@ -74,12 +74,12 @@ describe(`read-only store (${dialect})`, () => {
     expect(await reader.queries.player({ user: 'So11111111111111111111111111111111111111112' })).toBeUndefined();
   });
 
-  it('an AppError thrown by a query arrives as the same AppError (a bad cursor: INVALID_PARAMETER naming the parameter)', async () => {
+  it('an AppError thrown by a query arrives as the same AppError (a keyset position of the wrong shape: INVALID_KEYSET with its details)', async () => {
     const { reader } = await world();
-    const { err } = await failure(reader.queries.settledGames({ itemsPerPage: 10, page: 0, cursor: 'bm90IGEgY3Vyc29y', onlyJackpots: false, orderBy: 'time', sorting: 'DESC' }));
+    const { err } = await failure(reader.queries.settledGames({ itemsPerPage: 10, page: 0, after: { values: ['not', 'a', 'key'] }, onlyJackpots: false, orderBy: 'time', sorting: 'DESC' }));
     expect(err).toBeInstanceOf(AppError);
-    expect(err).toMatchObject({ code: 'INVALID_PARAMETER', details: { parameter: 'cursor' } });
-    expect((err as Error).message).toMatch(/Invalid parameter 'cursor'/);
+    expect(err).toMatchObject({ code: 'INVALID_KEYSET', details: { kinds: ['number', 'string', 'number'] } });
+    expect((err as Error).message).toMatch(/keyset position does not match/);
   });
 
   it('refuses every write and migrations (STORE_READ_ONLY), and leaves the database unchanged', async () => {

@@ -15,11 +15,13 @@ import { runStep } from './hook-step.js';
  *   the guessing, not just change the answer).
  */
 
+/** Failed authentications allowed per client IP: 30 per minute, burst 30 (docs/design.md §4). */
 export const DEFAULT_AUTH_FAILURE_LIMITS: BucketLimits = { rpm: 30, burst: 30 };
 
 /** The presented credential: none, a key to check, or a credential that cannot be a key. */
 export type Presented = { kind: 'missing' } | { kind: 'key'; key: string } | { kind: 'invalid' };
 
+/** The credential of a request: `X-API-Key`, else `Authorization: Bearer <key>` (docs/design.md §4); a repeated or other header is `invalid`. */
 export function presentedKey(request: FastifyRequest): Presented {
   const x = request.headers['x-api-key'];
   // A repeated header arrives joined ("a, b") or as an array: never pick one of them silently.
@@ -34,6 +36,7 @@ export function presentedKey(request: FastifyRequest): Presented {
   return { kind: 'missing' };
 }
 
+/** What the auth plugin needs: key verification, the limiter and metrics, and the per-IP failed-authentication bucket. */
 export interface AuthDeps {
   keys: KeyService;
   limiter: RateLimiter;
@@ -41,6 +44,10 @@ export interface AuthDeps {
   failureLimits: BucketLimits;
 }
 
+/**
+ * Adds API key authentication to every route of `scope` not marked `config.public`: 401
+ * MISSING_API_KEY / UNAUTHORIZED, and 429 RATE_LIMITED for a client IP past `failureLimits` (docs/design.md §4).
+ */
 export function registerAuth(scope: FastifyInstance, deps: AuthDeps): void {
   const { keys, limiter, metrics, failureLimits } = deps;
 

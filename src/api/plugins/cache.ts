@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandle
 import type { Clock } from '../../core/index.js';
 import { JSON_SECURITY_HEADERS } from './security.js';
 
+/** Response cache settings (docs/design.md §5): TTL in ms and size bounds (entries, bytes). */
 export interface ResponseCacheOptions {
   /** Lifetime of a cached answer, ms (CACHE_TTL_MS; docs/design.md §5: ≤ 30 s). 0 disables storing; ETag/304 still work. */
   ttlMs: number;

@@ -51,6 +51,7 @@ interface KeyState {
   served: number;
 }
 
+/** Slots of the store shared fairly between API keys (docs/hardening.md "Per-key share"); see createFairScheduler. */
 export interface FairScheduler {
   /** Running plus waiting, all keys (0 = idle). */
   readonly load: number;

@@ -59,6 +59,10 @@ const BY_STATUS: Record<number, ApiErrorCode> = {
   431: 'HEADERS_TOO_LARGE',
 };
 
+/**
+ * Maps any thrown value to an API error code and message (docs/architecture.md convention 6): our
+ * AppErrors with an API code, the framework's errors by code or status, everything else 500 (`unexpected`).
+ */
 export function classifyError(err: unknown): Classified {
   if (isAppError(err) && err.code === 'STORE_UNAVAILABLE') {
     // The store's message names the driver error or the deadline: for the log, not for the client.
@@ -86,12 +90,14 @@ export function classifyError(err: unknown): Classified {
   return { code: 'INTERNAL_ERROR', message: ERROR_CODES.INTERNAL_ERROR.message, unexpected: true };
 }
 
+/** The docs/spec.md §7 error body; `retryAfter` (seconds) in the body on 429 only. */
 export function errorBody(c: Pick<Classified, 'code' | 'message' | 'retryAfter'>, clock: Clock): ErrorBody {
   // `retryAfter` is part of the body on 429 only (docs/spec.md §7); other codes carry just the Retry-After header.
   const withRetry = c.retryAfter !== undefined && c.code === 'RATE_LIMITED';
   return { error: c.message, code: c.code, timestamp: isoMs(clock.now()), ...(withRetry ? { retryAfter: c.retryAfter } : {}) };
 }
 
+/** Sends a classified error: its registry status, `Retry-After` (s) and `Allow` headers when set, the JSON body. */
 export function sendError(reply: FastifyReply, c: Classified, clock: Clock): FastifyReply {
   if (c.retryAfter !== undefined) reply.header('retry-after', String(c.retryAfter));
   if (c.allow !== undefined) reply.header('allow', c.allow);

@@ -25,6 +25,7 @@ export interface HttpLimits {
   timeoutCheckIntervalMs: number;
 }
 
+/** Default URL/header sizes (bytes) and timeouts (ms) of docs/hardening.md. */
 export const DEFAULT_HTTP_LIMITS: HttpLimits = {
   maxUrlLength: 8 * 1024,
   maxHeaderSize: 16 * 1024,

@@ -30,6 +30,7 @@ export const JSON_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.fr
   'content-security-policy': JSON_CSP,
 });
 
+/** Adds the security headers above to every answer of `app` (the /docs UI gets its own CSP) and `Cache-Control: no-store` unless one was set (docs/hardening.md). */
 export function registerSecurityHeaders(app: FastifyInstance): void {
   // Callback-style and allocation-free (docs/benchmarks.md): it runs on every answer.
   app.addHook('onSend', (request, reply, payload, done) => {

@@ -1,6 +1,6 @@
 import type { FastifyInstance, preValidationHookHandler } from 'fastify';
 import { invalidParameter } from '../errors.js';
-import { describeRule, repeatedParameter } from '../params.js';
+import { repeatedParameter, ruleOf } from '../params.js';
 
 type Props = Record<string, Record<string, unknown>>;
 
@@ -28,7 +28,7 @@ export function registerQueryGuards(scope: FastifyInstance): void {
       for (const [name, schema] of integers) {
         const raw = query[name];
         if (typeof raw !== 'string') continue;
-        if (!DECIMAL_DIGITS.test(raw) || !Number.isSafeInteger(Number(raw))) return done(invalidParameter(name, describeRule(name, schema)));
+        if (!DECIMAL_DIGITS.test(raw) || !Number.isSafeInteger(Number(raw))) return done(invalidParameter(name, ruleOf(schema)));
       }
       done();
     };

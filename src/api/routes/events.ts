@@ -1,12 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import type { SettledGamesOrderBy, SortDirection } from '../../store/index.js';
+import { keysetKinds } from '../../store/index.js';
+import { decodeCursor, nextCursor as cursorOf } from '../cursor.js';
 import { invalidParameter } from '../errors.js';
-import { FLAG_VALUES, parseFlag } from '../params.js';
-import { MAX_PAGE_DEPTH, address, addressOut, amount, count, enumParam, ms, obj, pagingParams, protectedErrors, usd } from '../schemas.js';
+import { MAX_PAGE_DEPTH, PARAMS, queryOf } from '../params.js';
+import { addressOut, amount, count, ms, obj, protectedErrors, usd } from '../schemas.js';
 import type { RouteDeps } from '../types.js';
-
-const ORDER_BY = ['time', 'multiplier', 'usd_profit'] as const satisfies readonly SettledGamesOrderBy[];
-const SORTING = ['ASC', 'DESC'] as const satisfies readonly SortDirection[];
 
 const nextCursor = { type: ['string', 'null'], description: 'Cursor of the next page (pass as `cursor`); null at the end' } as const;
 
@@ -39,20 +37,21 @@ const poolChange = obj({
   time: ms('Block time'),
 });
 
-interface PagingQs { page: number; itemsPerPage: number; cursor?: string }
-interface SettledQs extends PagingQs {
-  onlyJackpots?: string;
-  creator?: string;
-  pool?: string;
-  token?: string;
-  user?: string;
-  orderBy: SettledGamesOrderBy;
-  sorting: SortDirection;
-}
-interface PoolChangesQs extends PagingQs { pool: string }
+const paging = { page: PARAMS.page, itemsPerPage: PARAMS.itemsPerPage, cursor: PARAMS.cursor } as const;
+const settledQuery = queryOf({
+  ...paging,
+  onlyJackpots: PARAMS.onlyJackpots,
+  creator: PARAMS.creator,
+  pool: PARAMS.pool,
+  token: PARAMS.token,
+  user: PARAMS.user,
+  orderBy: PARAMS.orderBy,
+  sorting: PARAMS.sorting,
+});
+const poolChangesQuery = queryOf({ pool: PARAMS.poolRequired, ...paging });
 
 /** `page × itemsPerPage` beyond the offset limit → 400 pointing to `cursor` (docs/design.md §4). */
-function checkDepth(q: PagingQs): void {
+function checkDepth(q: { page: number; itemsPerPage: number; cursor?: string }): void {
   if (q.cursor === undefined && q.page * q.itemsPerPage > MAX_PAGE_DEPTH) {
     throw invalidParameter('page', `page × itemsPerPage must be ≤ ${MAX_PAGE_DEPTH}; for deeper pages follow 'cursor' (the nextCursor of the previous page)`);
   }
@@ -62,43 +61,21 @@ function checkDepth(q: PagingQs): void {
 export function registerEventRoutes(scope: FastifyInstance, deps: RouteDeps): void {
   const { store } = deps;
 
-  scope.get<{ Querystring: SettledQs }>('/events/settledGames', {
+  scope.get('/events/settledGames', {
     schema: {
       tags: ['events'],
       summary: 'Settled games, paged',
-      querystring: {
-        type: 'object',
-        properties: {
-          ...pagingParams,
-          onlyJackpots: enumParam('Only jackpot wins (jackpot > 0). Present with no value, true, 1, yes → on; false, 0, no → off', FLAG_VALUES),
-          creator: address('Only games of this creator'),
-          pool: address('Only games of this pool'),
-          token: address('Only games in this token mint'),
-          user: address('Only games of this player'),
-          orderBy: enumParam('Ordering key (ties: time, then signature)', ORDER_BY, 'time'),
-          sorting: enumParam('Direction', SORTING, 'DESC'),
-        },
-      },
+      querystring: settledQuery.schema,
       response: { 200: obj({ results: { type: 'array', items: settledGame }, total: count('Matching games'), nextCursor }), ...protectedErrors },
     },
   }, async (request) => {
-    const q = request.query;
-    checkDepth(q);
-    const page = await store.queries.settledGames({
-      page: q.page,
-      itemsPerPage: q.itemsPerPage,
-      cursor: q.cursor,
-      onlyJackpots: parseFlag(q.onlyJackpots),
-      creator: q.creator,
-      pool: q.pool,
-      token: q.token,
-      user: q.user,
-      orderBy: q.orderBy,
-      sorting: q.sorting,
-    });
+    const { cursor, ...q } = settledQuery.parse(request.query);
+    checkDepth({ ...q, cursor });
+    const after = cursor === undefined ? undefined : decodeCursor(cursor, q.orderBy, q.sorting, keysetKinds('settledGames', q.orderBy));
+    const page = await store.queries.settledGames({ ...q, after });
     return {
       total: page.total,
-      nextCursor: page.nextCursor,
+      nextCursor: cursorOf(q.orderBy, q.sorting, page.next),
       results: page.results.map((g) => ({
         ...g,
         wager: g.wager.toString(),
@@ -109,20 +86,22 @@ export function registerEventRoutes(scope: FastifyInstance, deps: RouteDeps): vo
     };
   });
 
-  scope.get<{ Querystring: PoolChangesQs }>('/events/poolChanges', {
+  scope.get('/events/poolChanges', {
     schema: {
       tags: ['events'],
       summary: 'Deposits and withdrawals of one pool, newest first',
-      querystring: { type: 'object', required: ['pool'], properties: { pool: address('Pool'), ...pagingParams } },
+      querystring: poolChangesQuery.schema,
       response: { 200: obj({ results: { type: 'array', items: poolChange }, total: count('Matching pool changes'), nextCursor }), ...protectedErrors },
     },
   }, async (request) => {
-    const q = request.query;
-    checkDepth(q);
-    const page = await store.queries.poolChanges({ pool: q.pool, page: q.page, itemsPerPage: q.itemsPerPage, cursor: q.cursor });
+    const { cursor, ...q } = poolChangesQuery.parse(request.query);
+    checkDepth({ ...q, cursor });
+    // Newest first only: the cursor carries the fixed ordering time/DESC.
+    const after = cursor === undefined ? undefined : decodeCursor(cursor, 'time', 'DESC', keysetKinds('poolChanges'));
+    const page = await store.queries.poolChanges({ ...q, after });
     return {
       total: page.total,
-      nextCursor: page.nextCursor,
+      nextCursor: cursorOf('time', 'DESC', page.next),
       results: page.results.map((c) => ({
         ...c,
         amount: c.amount.toString(),

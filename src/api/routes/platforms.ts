@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { address, addressOut, amount, count, enumParam, intParam, ms, obj, protectedErrors, usd } from '../schemas.js';
+import { PARAMS, queryOf } from '../params.js';
+import { addressOut, amount, count, ms, obj, protectedErrors, usd } from '../schemas.js';
 import type { RouteDeps } from '../types.js';
-
-const PLATFORM_SORT = ['usd_volume', 'usd_revenue'] as const;
 
 const platformEntry = obj({
   creator: addressOut('Creator (platform) address'),
@@ -27,52 +26,46 @@ const tokenEntry = obj({
   usd_volume: usd('Σ usd_wager'),
 });
 
-interface PlatformsQs { limit: number; days: number; sortBy: (typeof PLATFORM_SORT)[number] }
+const platformsQuery = queryOf({ limit: PARAMS.platformsLimit, days: PARAMS.platformsDays, sortBy: PARAMS.platformsSortBy });
+const byPoolQuery = queryOf({ pool: PARAMS.poolRequired });
+const tokensQuery = queryOf({ creator: PARAMS.creator });
 
 /** `/platforms`, `/platforms-by-pool`, `/tokens` (docs/spec.md §4, docs/design.md §4). */
 export function registerPlatformRoutes(scope: FastifyInstance, deps: RouteDeps): void {
   const { store, clock } = deps;
 
-  scope.get<{ Querystring: PlatformsQs }>('/platforms', {
+  scope.get('/platforms', {
     schema: {
       tags: ['platforms'],
       summary: 'Top platforms (creators) over a rolling window',
-      querystring: {
-        type: 'object',
-        properties: {
-          limit: intParam('Number of results', 1, 100, 10),
-          days: intParam('Rolling window: games with time ≥ now − days × 24 h', 1, 365, 7),
-          sortBy: enumParam('Ordering (descending)', PLATFORM_SORT, 'usd_volume'),
-        },
-      },
+      querystring: platformsQuery.schema,
       response: { 200: obj({ results: { type: 'array', items: platformEntry } }), ...protectedErrors },
     },
   }, async (request) => {
-    const { limit, days, sortBy } = request.query;
-    return { results: await store.queries.platforms({ limit, days, sortBy, now: clock.now() }) };
+    return { results: await store.queries.platforms({ ...platformsQuery.parse(request.query), now: clock.now() }) };
   });
 
-  scope.get<{ Querystring: { pool: string } }>('/platforms-by-pool', {
+  scope.get('/platforms-by-pool', {
     schema: {
       tags: ['platforms'],
       summary: 'Platforms playing against one pool, by volume',
-      querystring: { type: 'object', required: ['pool'], properties: { pool: address('Pool') } },
+      querystring: byPoolQuery.schema,
       response: { 200: obj({ results: { type: 'array', items: platformByPoolEntry } }), ...protectedErrors },
     },
   }, async (request) => {
-    const rows = await store.queries.platformsByPool(request.query.pool);
+    const rows = await store.queries.platformsByPool(byPoolQuery.parse(request.query).pool);
     return { results: rows.map((r) => ({ ...r, volume: r.volume.toString() })) };
   });
 
-  scope.get<{ Querystring: { creator?: string } }>('/tokens', {
+  scope.get('/tokens', {
     schema: {
       tags: ['platforms'],
       summary: 'Top tokens by USD volume',
-      querystring: { type: 'object', properties: { creator: address('Only games of this creator') } },
+      querystring: tokensQuery.schema,
       response: { 200: obj({ results: { type: 'array', items: tokenEntry } }), ...protectedErrors },
     },
   }, async (request) => {
-    const rows = await store.queries.tokens({ creator: request.query.creator });
+    const rows = await store.queries.tokens(tokensQuery.parse(request.query));
     return { results: rows.map((r) => ({ ...r, volume: r.volume.toString() })) };
   });
 }

@@ -1,11 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import type { PlayersSortBy } from '../../store/index.js';
 import { apiError, invalidParameter } from '../errors.js';
-import { parseStartTime } from '../params.js';
-import { address, addressOut, count, enumParam, errorResponse, intParam, ms, nullableAmount, obj, protectedErrors, startTimeParam, usd } from '../schemas.js';
+import { PARAMS, queryOf } from '../params.js';
+import { addressOut, count, errorResponse, ms, nullableAmount, obj, protectedErrors, usd } from '../schemas.js';
 import type { RouteDeps } from '../types.js';
-
-const SORT_BY = ['usd_profit', 'usd_volume', 'token_profit', 'token_volume'] as const satisfies readonly PlayersSortBy[];
 
 const statsSchema = obj(
   {
@@ -47,76 +44,59 @@ const leaderboardEntry = obj({
   last_play: ms('Last game'),
 });
 
-interface StatsQs { creator?: string; startTime?: string }
-interface PlayerQs { user: string; creator?: string; token?: string }
-interface PlayersQs { sortBy: PlayersSortBy; limit: number; offset: number; creator?: string; token?: string; pool?: string; startTime?: string }
+const statsQuery = queryOf({ creator: PARAMS.creator, startTime: PARAMS.startTime });
+const playerQuery = queryOf({ user: PARAMS.userRequired, creator: PARAMS.creator, token: PARAMS.token });
+const playersQuery = queryOf({
+  sortBy: PARAMS.playersSortBy,
+  limit: PARAMS.playersLimit,
+  offset: PARAMS.playersOffset,
+  creator: PARAMS.creator,
+  token: PARAMS.token,
+  pool: PARAMS.pool,
+  startTime: PARAMS.startTime,
+});
 
 /** `/stats`, `/player`, `/players` (docs/spec.md §4, docs/design.md §3–§4). */
 export function registerPlayerRoutes(scope: FastifyInstance, deps: RouteDeps): void {
   const { store, clock } = deps;
 
-  scope.get<{ Querystring: StatsQs }>('/stats', {
+  scope.get('/stats', {
     schema: {
       tags: ['stats'],
       summary: 'Platform statistics',
-      querystring: { type: 'object', properties: { creator: address('Only games of this creator'), startTime: startTimeParam } },
+      querystring: statsQuery.schema,
       response: { 200: statsSchema, ...protectedErrors },
     },
   }, async (request) => {
-    const q = request.query;
-    return store.queries.stats({ creator: q.creator, startTime: parseStartTime(q.startTime), now: clock.now() });
+    return store.queries.stats({ ...statsQuery.parse(request.query), now: clock.now() });
   });
 
-  scope.get<{ Querystring: PlayerQs }>('/player', {
+  scope.get('/player', {
     schema: {
       tags: ['stats'],
       summary: 'Statistics of one player',
-      querystring: {
-        type: 'object',
-        required: ['user'],
-        properties: { user: address('Player wallet'), creator: address('Only games of this creator'), token: address('Only games in this token mint') },
-      },
+      querystring: playerQuery.schema,
       response: { 200: playerSchema, 404: errorResponse, ...protectedErrors },
     },
   }, async (request) => {
-    const { user, creator, token } = request.query;
-    const result = await store.queries.player({ user, creator, token });
+    const result = await store.queries.player(playerQuery.parse(request.query));
     if (result === undefined) throw apiError('PLAYER_NOT_FOUND', 'No game found for this player and filters');
     return result;
   });
 
-  scope.get<{ Querystring: PlayersQs }>('/players', {
+  scope.get('/players', {
     schema: {
       tags: ['stats'],
       summary: 'Top-players leaderboard',
-      querystring: {
-        type: 'object',
-        properties: {
-          sortBy: enumParam('Ordering (descending); token_* need token or pool', SORT_BY, 'usd_profit'),
-          limit: intParam('Number of results', 1, 1000, 10),
-          offset: intParam('Results to skip', 0, undefined, 0),
-          creator: address('Only games of this creator'),
-          token: address('Only games in this token mint'),
-          pool: address('Only games of this pool'),
-          startTime: startTimeParam,
-        },
-      },
+      querystring: playersQuery.schema,
       response: { 200: obj({ results: { type: 'array', items: leaderboardEntry }, total: count('Matching players') }), ...protectedErrors },
     },
   }, async (request) => {
-    const q = request.query;
+    const q = playersQuery.parse(request.query);
     if ((q.sortBy === 'token_volume' || q.sortBy === 'token_profit') && q.token === undefined && q.pool === undefined) {
       throw invalidParameter('sortBy', `${q.sortBy} needs one token: add 'token' or 'pool' (token sums of different tokens cannot be compared)`);
     }
-    const r = await store.queries.players({
-      sortBy: q.sortBy,
-      limit: q.limit,
-      offset: q.offset,
-      creator: q.creator,
-      token: q.token,
-      pool: q.pool,
-      startTime: parseStartTime(q.startTime),
-    });
+    const r = await store.queries.players(q);
     return {
       total: r.total,
       results: r.results.map((e) => ({

@@ -1,13 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import type { PoolEntry, PoolSortBy } from '../../store/index.js';
+import { keysetKinds, type PoolEntry } from '../../store/index.js';
+import { decodeCursor, nextCursor } from '../cursor.js';
 import { apiError, invalidParameter } from '../errors.js';
-import { parseTime } from '../params.js';
-import {
-  address, addressOut, amount, chartDaysParam, count, cursorParam, dateString, enumParam, errorResponse, intParam, ms, obj, protectedErrors, START_TIME_PATTERN, usd,
-} from '../schemas.js';
+import { PARAMS, queryOf } from '../params.js';
+import { addressOut, amount, count, dateString, errorResponse, ms, obj, protectedErrors, usd } from '../schemas.js';
 import type { RouteDeps } from '../types.js';
 
-const poolQuery = { type: 'object', required: ['pool'], properties: { pool: address('Pool') } } as const;
+const poolOnlyQuery = queryOf({ pool: PARAMS.poolRequired });
 
 const ratioPoint = obj({
   time: ms('Start of the hour'),
@@ -31,8 +30,6 @@ const dailyPoint = obj({
   plays: count('Games that day'),
 });
 
-const POOL_SORT = ['tvl_usd', 'usd_volume', 'plays', 'pool_fees_usd', 'created_time'] as const satisfies readonly PoolSortBy[];
-
 /** A pool's figures (docs/design.md §3 "Pools"): liquidity and LP as of now; game figures all time or in the window. */
 const poolEntry = obj({
   pool: addressOut('Pool'),
@@ -53,10 +50,9 @@ const poolEntry = obj({
   last_activity: ms('Time of the pool\'s latest event: game, pool change or creation'),
 });
 
-const timeParam = (description: string) => ({ type: 'string', pattern: START_TIME_PATTERN, description: `${description}: Unix time in milliseconds or an ISO 8601 date-time with a zone` }) as const;
-
-interface PoolsQs { token?: string; sortBy: PoolSortBy; limit: number; cursor?: string }
-interface PoolQs { pool: string; startTime?: string; endTime?: string }
+const poolsQuery = queryOf({ token: PARAMS.poolsToken, sortBy: PARAMS.poolsSortBy, limit: PARAMS.poolsLimit, cursor: PARAMS.poolsCursor });
+const poolQuery = queryOf({ pool: PARAMS.poolRequired, startTime: PARAMS.windowStart, endTime: PARAMS.windowEnd });
+const dailyQuery = queryOf({ pool: PARAMS.poolRequired, days: PARAMS.chartDays });
 
 function poolJson(p: PoolEntry) {
   return {
@@ -73,88 +69,72 @@ function poolJson(p: PoolEntry) {
 export function registerPoolRoutes(scope: FastifyInstance, deps: RouteDeps): void {
   const { store, clock } = deps;
 
-  scope.get<{ Querystring: PoolsQs }>('/pools', {
+  scope.get('/pools', {
     schema: {
       tags: ['pools'],
       summary: 'Every pool with its liquidity, LP price, TVL, volume, fees and house PnL (paged)',
-      querystring: {
-        type: 'object',
-        properties: {
-          token: address('Only pools of this token mint'),
-          sortBy: enumParam('Ordering, descending (ties: pool address ascending); created_time puts pools without a known creation last', POOL_SORT, 'tvl_usd'),
-          limit: intParam('Pools per page', 1, 100, 20),
-          cursor: { ...cursorParam, description: 'Opaque keyset cursor: the `nextCursor` of the previous page, with the same sortBy' },
-        },
-      },
+      querystring: poolsQuery.schema,
       response: {
         200: obj({ results: { type: 'array', items: poolEntry }, nextCursor: { type: ['string', 'null'], description: 'Cursor of the next page (pass as `cursor`); null at the end' } }),
         ...protectedErrors,
       },
     },
   }, async (request) => {
-    const q = request.query;
-    const page = await store.queries.pools({ token: q.token, sortBy: q.sortBy, limit: q.limit, cursor: q.cursor });
-    return { results: page.results.map(poolJson), nextCursor: page.nextCursor };
+    const { cursor, ...q } = poolsQuery.parse(request.query);
+    // Always descending: the cursor carries sortBy and DESC.
+    const after = cursor === undefined ? undefined : decodeCursor(cursor, q.sortBy, 'DESC', keysetKinds('pools'));
+    const page = await store.queries.pools({ ...q, after });
+    return { results: page.results.map(poolJson), nextCursor: nextCursor(q.sortBy, 'DESC', page.next) };
   });
 
-  scope.get<{ Querystring: PoolQs }>('/pool', {
+  scope.get('/pool', {
     schema: {
       tags: ['pools'],
       summary: 'One pool; plays, volume, fees and house PnL optionally over a window [startTime, endTime)',
-      querystring: {
-        type: 'object',
-        required: ['pool'],
-        properties: {
-          pool: address('Pool'),
-          startTime: timeParam('Window start, inclusive (game figures only)'),
-          endTime: timeParam('Window end, exclusive (game figures only)'),
-        },
-      },
+      querystring: poolQuery.schema,
       response: { 200: poolEntry, 404: errorResponse, ...protectedErrors },
     },
   }, async (request) => {
-    const q = request.query;
-    const startTime = parseTime('startTime', q.startTime);
-    const endTime = parseTime('endTime', q.endTime);
-    if (startTime !== undefined && endTime !== undefined && endTime <= startTime) throw invalidParameter('endTime', 'must be later than startTime');
-    const p = await store.queries.pool({ pool: q.pool, startTime, endTime });
+    const q = poolQuery.parse(request.query);
+    if (q.startTime !== undefined && q.endTime !== undefined && q.endTime <= q.startTime) throw invalidParameter('endTime', 'must be later than startTime');
+    const p = await store.queries.pool(q);
     if (p === undefined) throw apiError('POOL_NOT_FOUND', 'No event of this pool has been indexed');
     return poolJson(p);
   });
 
-  scope.get<{ Querystring: { pool: string } }>('/ratio', {
+  scope.get('/ratio', {
     schema: {
       tags: ['pools'],
       summary: 'Hourly LP ratio of a pool over the last 30 days',
-      querystring: poolQuery,
+      querystring: poolOnlyQuery.schema,
       response: { 200: obj({ data: { type: 'array', items: ratioPoint } }), ...protectedErrors },
     },
   }, async (request) => {
-    const points = await store.queries.ratio({ pool: request.query.pool, now: clock.now() });
+    const points = await store.queries.ratio({ ...poolOnlyQuery.parse(request.query), now: clock.now() });
     return { data: points.map((p) => ({ ...p, pool_liquidity: p.pool_liquidity.toString(), lp_supply: p.lp_supply.toString() })) };
   });
 
-  scope.get<{ Querystring: { pool: string } }>('/total', {
+  scope.get('/total', {
     schema: {
       tags: ['pools'],
       summary: 'All-time volume of a pool',
-      querystring: poolQuery,
+      querystring: poolOnlyQuery.schema,
       response: { 200: totalSchema, ...protectedErrors },
     },
   }, async (request) => {
-    const t = await store.queries.total(request.query.pool);
+    const t = await store.queries.total(poolOnlyQuery.parse(request.query).pool);
     return { ...t, volume: t.volume.toString() };
   });
 
-  scope.get<{ Querystring: { pool: string; days: number } }>('/daily', {
+  scope.get('/daily', {
     schema: {
       tags: ['pools'],
       summary: 'Daily volume of a pool (dense UTC series)',
-      querystring: { type: 'object', required: ['pool'], properties: { pool: address('Pool'), days: chartDaysParam } },
+      querystring: dailyQuery.schema,
       response: { 200: obj({ data: { type: 'array', items: dailyPoint } }), ...protectedErrors },
     },
   }, async (request) => {
-    const points = await store.queries.daily({ pool: request.query.pool, days: request.query.days, now: clock.now() });
+    const points = await store.queries.daily({ ...dailyQuery.parse(request.query), now: clock.now() });
     return { data: points.map((p) => ({ ...p, volume: p.volume.toString() })) };
   });
 }

@@ -1,50 +1,10 @@
 import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
-import { AppError } from '../../core/index.js';
 import type { Database } from '../schema.js';
-import type { Page, PoolChangeRecord, PoolChangesQuery, SettledGame, SettledGamesOrderBy, SettledGamesQuery, SortDirection } from '../types.js';
+import type { KeyValue, Page, PoolChangeRecord, PoolChangesQuery, SettledGame, SettledGamesQuery, SortDirection } from '../types.js';
 import { big, counter, filterSql, num, poolToken } from './common.js';
+import { GAME_KEYS, keysetKinds, POOL_CHANGE_KEYS, positionValues } from './keyset.js';
 
-/**
- * Keyset cursors (docs/design.md §4 extension): base64url JSON of the ordering and the last row's
- * sort key. Opaque to clients; stable while new games arrive.
- */
-type KeyValue = number | string;
-interface CursorBody {
-  o: string;
-  s: SortDirection;
-  k: KeyValue[];
-}
-
-function badCursor(rule: string): AppError {
-  return new AppError('INVALID_PARAMETER', `Invalid parameter 'cursor': ${rule}`, { details: { parameter: 'cursor' } });
-}
-
-export function encodeCursor(o: string, s: SortDirection, k: KeyValue[]): string {
-  return Buffer.from(JSON.stringify({ o, s, k } satisfies CursorBody)).toString('base64url');
-}
-
-/** Throws AppError INVALID_PARAMETER (details.parameter 'cursor') when malformed or for another ordering. */
-export function decodeCursor(cursor: string, o: string, s: SortDirection, types: ('number' | 'string')[]): KeyValue[] {
-  let body: CursorBody;
-  try {
-    body = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as CursorBody;
-  } catch {
-    throw badCursor('must be a nextCursor value returned by this endpoint');
-  }
-  if (!body || typeof body !== 'object' || !Array.isArray(body.k) || body.k.length !== types.length || !body.k.every((v, i) => typeof v === types[i] && (typeof v !== 'number' || Number.isFinite(v)))) {
-    throw badCursor('must be a nextCursor value returned by this endpoint');
-  }
-  if (body.o !== o || body.s !== s) throw badCursor(`was issued for orderBy=${body.o}&sorting=${body.s}; repeat those parameters with it`);
-  return body.k;
-}
-
-const GAME_KEYS: Record<SettledGamesOrderBy, ('multiplier_bps' | 'usd_profit' | 'time_ms' | 'signature' | 'event_index')[]> = {
-  time: ['time_ms', 'signature', 'event_index'],
-  multiplier: ['multiplier_bps', 'time_ms', 'signature', 'event_index'],
-  usd_profit: ['usd_profit', 'time_ms', 'signature', 'event_index'],
-};
-
-/** GET /events/settledGames: filters, ordering with deterministic tie-breakers, page or cursor. */
+/** GET /events/settledGames: filters, ordering with deterministic tie-breakers, page or keyset position (`after`); `next` is the last row's key. */
 export async function settledGames(db: Kysely<Database>, q: SettledGamesQuery): Promise<Page<SettledGame>> {
   const keys = GAME_KEYS[q.orderBy];
   const dir = q.sorting === 'ASC' ? 'asc' : 'desc';
@@ -63,9 +23,9 @@ export async function settledGames(db: Kysely<Database>, q: SettledGamesQuery): 
 
   let list = base.select(['signature', 'event_index', 'time_ms', 'player', 'creator', 'token', 'pool', 'wager', 'payout', 'jackpot', 'usd_wager', 'usd_profit', 'multiplier_bps']);
   for (const k of keys) list = list.orderBy(k, dir);
-  if (q.cursor !== undefined) {
-    const after = decodeCursor(q.cursor, q.orderBy, q.sorting, keys.map((k) => (k === 'signature' ? 'string' : 'number')));
-    list = list.where((eb) => keysetAfter(eb, keys, after, q.sorting));
+  if (q.after !== undefined) {
+    const after = positionValues(q.after, keysetKinds('settledGames', q.orderBy));
+    list = list.where((eb) => keysetAfter(eb, [...keys], after, q.sorting));
     // The row-value comparison alone does not give PostgreSQL an index range on a shorter index.
     list = list.where(keys[0]!, q.sorting === 'ASC' ? '>=' : '<=', after[0] as number);
   } else {
@@ -100,7 +60,7 @@ export async function settledGames(db: Kysely<Database>, q: SettledGamesQuery): 
       };
     }),
     total,
-    nextCursor: more && last ? encodeCursor(q.orderBy, q.sorting, keyOf(last)) : null,
+    next: more && last ? { values: keyOf(last) } : null,
   };
 }
 
@@ -123,13 +83,13 @@ function keysetAfter(eb: any, keys: string[], values: KeyValue[], sorting: SortD
   return eb(eb.refTuple(...keys), op, eb.tuple(...values));
 }
 
-/** GET /events/poolChanges for one pool, newest first (time, signature, event index), page or cursor. */
+/** GET /events/poolChanges for one pool, newest first (time, signature, event index), page or keyset position (`after`). */
 export async function poolChanges(db: Kysely<Database>, q: PoolChangesQuery): Promise<Page<PoolChangeRecord>> {
-  const keys = ['time_ms', 'signature', 'event_index'] as const;
+  const keys = POOL_CHANGE_KEYS;
   const base = db.selectFrom('pool_changes').where('pool', '=', q.pool);
   let list = base.selectAll().orderBy('time_ms', 'desc').orderBy('signature', 'desc').orderBy('event_index', 'desc');
-  if (q.cursor !== undefined) {
-    const after = decodeCursor(q.cursor, 'time', 'DESC', ['number', 'string', 'number']);
+  if (q.after !== undefined) {
+    const after = positionValues(q.after, keysetKinds('poolChanges'));
     list = list.where((eb) => keysetAfter(eb, [...keys], after, 'DESC'));
   } else {
     list = list.offset(q.page * q.itemsPerPage);
@@ -153,6 +113,6 @@ export async function poolChanges(db: Kysely<Database>, q: PoolChangesQuery): Pr
       time: num(r.time_ms),
     })),
     total,
-    nextCursor: more && last ? encodeCursor('time', 'DESC', [num(last.time_ms), last.signature, num(last.event_index)]) : null,
+    next: more && last ? { values: [num(last.time_ms), last.signature, num(last.event_index)] } : null,
   };
 }

@@ -3,8 +3,8 @@ import { MS_PER_DAY } from '../../core/index.js';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database, RuPoolTable } from '../schema.js';
 import type { PoolEntry, PoolQuery, PoolsQuery, PoolsResult, PoolSortBy } from '../types.js';
-import { decodeCursor, encodeCursor } from './events.js';
 import { big, joinHiLoRow, num, u64TextHalves } from './common.js';
+import { keysetKinds, positionValues } from './keyset.js';
 
 /**
  * GET /pools and GET /pool (docs/design.md §3–§4) from the per-pool rollup ru_pool (migration
@@ -64,13 +64,13 @@ function entryOf(r: Selectable<RuPoolTable>, figures: GameFigures): PoolEntry {
   };
 }
 
-/** GET /pools: every pool, ordered by `sortBy` desc then pool asc; keyset cursor over (key, pool). */
+/** GET /pools: every pool, ordered by `sortBy` desc then pool asc; keyset position (`after`, `next`) over (key, pool). */
 export async function pools(db: Kysely<Database>, q: PoolsQuery): Promise<PoolsResult> {
   const col = SORT_COLUMN[q.sortBy];
   let list = db.selectFrom('ru_pool').selectAll();
   if (q.token !== undefined) list = list.where('token', '=', q.token);
-  if (q.cursor !== undefined) {
-    const [value, pool] = decodeCursor(q.cursor, q.sortBy, 'DESC', ['number', 'string']) as [number, string];
+  if (q.after !== undefined) {
+    const [value, pool] = positionValues(q.after, keysetKinds('pools')) as [number, string];
     // The leading key's bound lets both engines seek the index; the OR resumes inside a tie.
     list = list.where(col, '<=', value).where((eb) => eb.or([eb(col, '<', value), eb('pool', '>', pool)]));
   }
@@ -79,7 +79,7 @@ export async function pools(db: Kysely<Database>, q: PoolsQuery): Promise<PoolsR
   const last = page[page.length - 1];
   return {
     results: page.map((r) => entryOf(r, figuresOf(r as unknown as Record<string, unknown>))),
-    nextCursor: rows.length > q.limit && last ? encodeCursor(q.sortBy, 'DESC', [num(last[col]), last.pool]) : null,
+    next: rows.length > q.limit && last ? { values: [num(last[col]), last.pool] } : null,
   };
 }
 

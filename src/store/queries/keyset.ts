@@ -1,0 +1,48 @@
+import { AppError } from '../../core/index.js';
+import type { KeysetPosition, KeyValue, SettledGamesOrderBy } from '../types.js';
+
+/**
+ * The key of each keyset-paged listing (docs/design.md §4 cursor extension; docs/architecture.md
+ * "Bounded reads"): its columns in order, from the ordering key to the last tie-breaker. A
+ * `KeysetPosition` holds one value per column; the API validates and encodes positions with the
+ * value kinds below (`keysetKinds`), the queries check them again before building SQL.
+ */
+export const GAME_KEYS: Record<SettledGamesOrderBy, readonly ('multiplier_bps' | 'usd_profit' | 'time_ms' | 'signature' | 'event_index')[]> = {
+  time: ['time_ms', 'signature', 'event_index'],
+  multiplier: ['multiplier_bps', 'time_ms', 'signature', 'event_index'],
+  usd_profit: ['usd_profit', 'time_ms', 'signature', 'event_index'],
+};
+
+/** `/events/poolChanges` key: newest first by (time, signature, event index). */
+export const POOL_CHANGE_KEYS = ['time_ms', 'signature', 'event_index'] as const;
+
+/** The JavaScript type of each value of a position (`typeof value`; numbers are finite). */
+export type KeyKind = 'number' | 'string';
+
+const kindOf = (column: string): KeyKind => (column === 'signature' || column === 'pool' ? 'string' : 'number');
+
+/**
+ * Value kinds of each listing's position: settledGames by ordering (`orderBy`, ignored by the
+ * others), poolChanges, pools (its sort key, then the pool address).
+ */
+export function keysetKinds(listing: 'settledGames' | 'poolChanges' | 'pools', orderBy: SettledGamesOrderBy = 'time'): KeyKind[] {
+  if (listing === 'settledGames') return GAME_KEYS[orderBy].map(kindOf);
+  if (listing === 'poolChanges') return POOL_CHANGE_KEYS.map(kindOf);
+  return ['number', 'string'];
+}
+
+/** True when `values` has one value of the right kind per key (numbers finite). */
+export function matchesKinds(values: readonly unknown[], kinds: readonly KeyKind[]): values is KeyValue[] {
+  return values.length === kinds.length && values.every((v, i) => typeof v === kinds[i] && (typeof v !== 'number' || Number.isFinite(v)));
+}
+
+/**
+ * The values of `after`, checked against the listing's key. A mismatch is the caller's bug (the
+ * API decodes cursors with `keysetKinds`): throws AppError INVALID_KEYSET, which the API answers as 500.
+ */
+export function positionValues(after: KeysetPosition, kinds: readonly KeyKind[]): KeyValue[] {
+  if (!matchesKinds(after.values, kinds)) {
+    throw new AppError('INVALID_KEYSET', `keyset position does not match the listing's key (${kinds.join(', ')})`, { details: { kinds: [...kinds] } });
+  }
+  return after.values;
+}
