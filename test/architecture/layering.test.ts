@@ -2,6 +2,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { tsFiles } from '../helpers/source-files.js';
 
 /**
  * The import arrows of docs/architecture.md ("Layout"), enforced. The allowed imports are read
@@ -47,16 +48,6 @@ function readRules(): Map<string, Rule> {
     rules.set(folder, rule);
   }
   return rules;
-}
-
-function tsFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...tsFiles(path));
-    else if (/\.(ts|mts)$/.test(name) && !name.endsWith('.d.ts')) out.push(path);
-  }
-  return out;
 }
 
 interface Import {
