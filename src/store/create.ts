@@ -9,14 +9,14 @@ import { postgresAdapter, sqliteAdapter, type DialectAdapter } from './dialect.j
 import { mappingErrors } from './driver-errors.js';
 import { createApiKeyStore } from './keys.js';
 import { migrateToLatest } from './migrate.js';
-import { refreshPoolTvl } from './pool-rollup.js';
+import { refreshPoolTvl } from './rollups/index.js';
 import { createQueries } from './queries/index.js';
 import { openPostgres, POSTGRES_POOL_SIZE } from './postgres.js';
 import { createReaderPool, type ReaderPool } from './readers/pool.js';
 import { cachingSqliteDatabase } from './statement-cache.js';
 import type { Database } from './schema.js';
 import type { HourlyPrice, Store } from './types.js';
-import { putPrices, rebuildRollups, setStateIn, writeBatch } from './write.js';
+import { putPrices, rebuildRollups, setStateIn, writeBatch } from './write/index.js';
 
 export type StoreAccess = 'readwrite' | 'readonly';
 
@@ -188,7 +188,7 @@ async function openReadwrite(opts: CreateStoreOptions): Promise<Store> {
           .execute();
         decimals.set(m.mint, m.decimals);
       }
-      // Pool TVL needs the token's decimals (pool-rollup.ts): pools seen before their mint get it now.
+      // Pool TVL needs the token's decimals (rollups/pool.ts): pools seen before their mint get it now.
       if (mints.length > 0) await refreshPoolTvl(db, { tokens: mints.map((m) => m.mint) });
     },
     putPrices: (prices) => bump(putPrices(db, adapter, decimals, prices)),

@@ -172,7 +172,7 @@ export interface PoolSums {
 /**
  * One row per pool, all time (migration 0006): GET /pools and GET /pool. Game sums, the latest
  * liquidity and LP supply (with the order key of the event that reported each), creation, the
- * latest event's time and the TVL at the token's latest stored price (src/store/pool-rollup.ts).
+ * latest event's time and the TVL at the token's latest stored price (src/store/rollups/pool.ts).
  */
 export interface RuPoolTable {
   pool: string;
@@ -205,7 +205,7 @@ export interface RuPoolTable {
 /**
  * All-time per player and one filter shape (migration 0004): the all-time leaderboards with
  * `creator` (ru_user_c), `token` (ru_user_t), `pool` with or without `token` (ru_user_tp),
- * `creator` + `token` (ru_user_ct), each indexed on every allowed sort key (sort-keys.ts).
+ * `creator` + `token` (ru_user_ct), each indexed on every allowed sort key (rollups/definitions.ts SORT_KEYS).
  */
 /** Per UTC day × player and per 32-day block × player (migration 0004): unfiltered windowed leaderboards. */
 export interface RuDayUserTable extends GameSums {
@@ -254,7 +254,7 @@ export interface RuUserCtpTable extends GameSums {
   pool: string;
 }
 
-/** Named counters kept by the write path (rollups.ts CounterAccumulator). */
+/** Named counters kept by the write path (rollups/accumulators.ts CounterAccumulator). */
 export interface RuCounterTable {
   name: string;
   n: Int;

@@ -3,7 +3,8 @@ import { MS_PER_DAY } from '../../core/index.js';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database, RuPoolTable } from '../schema.js';
 import type { PoolEntry, PoolQuery, PoolsQuery, PoolsResult, PoolSortBy } from '../types.js';
-import { big, joinHiLoRow, num, u64TextHalves } from './common.js';
+import { POOL_TOTAL_SUMS } from '../rollups/definitions.js';
+import { big, joinHiLoRow, num, sumsOf, u64TextHalves } from './common.js';
 import { keysetKinds, positionValues } from './keyset.js';
 
 /**
@@ -102,9 +103,7 @@ async function windowFigures(db: Kysely<Database>, a: DialectAdapter, pool: stri
   const parts: Record<string, unknown>[] = [];
   const raw: [number, number][] = [];
   if (firstDay === undefined || endDay === undefined || firstDay < endDay) {
-    const res = await sql<Record<string, unknown>>`select sum(plays) as plays, sum(wager_hi) as wager_hi, sum(wager_lo) as wager_lo,
-        sum(payout_hi) as payout_hi, sum(payout_lo) as payout_lo, sum(pool_fee_hi) as pool_fee_hi, sum(pool_fee_lo) as pool_fee_lo,
-        sum(usd_wager) as usd_wager, sum(usd_pool_fee) as usd_pool_fee, sum(usd_house_pnl) as usd_house_pnl
+    const res = await sql<Record<string, unknown>>`select ${sumsOf(POOL_TOTAL_SUMS)}
       from ru_pool_day where pool = ${pool}
         ${firstDay === undefined ? sql`` : sql`and day >= ${firstDay}`} ${endDay === undefined ? sql`` : sql`and day < ${endDay}`}`.execute(db);
     parts.push(res.rows[0] ?? {});
