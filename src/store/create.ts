@@ -18,6 +18,7 @@ import type { Database } from './schema.js';
 import type { HourlyPrice, Store, WriteBatch } from './types.js';
 import { putPrices, rebuildRollups, setStateIn, writeBatch } from './write/index.js';
 
+/** How a store is opened (CreateStoreOptions.access): `readwrite` (the indexer, the CLI) or `readonly` (the API). */
 export type StoreAccess = 'readwrite' | 'readonly';
 
 /** Reader threads of a read-only SQLite store by default (docs/configuration.md `STORE_READERS`: sized for 2 cores). */
@@ -35,6 +36,7 @@ const READER_CACHE_MIB = 8;
  */
 const MAIN_READONLY_BUSY_TIMEOUT_MS = 250;
 
+/** Options of createStore: the common bag, the store configuration, and per-process tuning. */
 export interface CreateStoreOptions {
   common: Common;
   config: StoreConfig;

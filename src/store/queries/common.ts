@@ -6,8 +6,10 @@ import { BLOCK_DAYS, blockOf, EXTREMES, GAME_ROLLUP_COLUMNS, GAME_SUM_OF_ROW, pl
 
 /** Driver values → JS: SQLite (safe integers) gives bigint, pg gives strings for bigint/numeric. */
 export const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
+/** Driver value → bigint (0n for null): exact u64 amounts and sums of halves. */
 export const big = (v: unknown): bigint => (v === null || v === undefined ? 0n : BigInt(v as string));
 
+/** Equality filters on games and rollup rows (addresses); unset fields do not filter. */
 export interface GameFilter {
   creator?: string | undefined;
   token?: string | undefined;

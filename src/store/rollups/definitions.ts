@@ -34,7 +34,7 @@ export const GAME_SUMS = {
   usd_creator_fee: 'usd',
   usd_gamba_fee: 'usd',
   usd_net: 'usd',
-} as const satisfies Record<string, SumKind>;
+} as const;
 
 /** Pool-side sums (schema.ts PoolSums, migration 0006): Σ poolFee halves, its USD, the house PnL in USD. */
 export const POOL_SUMS = {
@@ -42,7 +42,12 @@ export const POOL_SUMS = {
   pool_fee_lo: 'u64',
   usd_pool_fee: 'usd',
   usd_house_pnl: 'usd',
-} as const satisfies Record<string, SumKind>;
+} as const;
+
+// Every sum has a kind (checked here, not with `satisfies` on the objects: src/store/schema.ts
+// derives its column types from them and test/store/migrations.test.ts reads schema.ts without lib files).
+GAME_SUMS satisfies Record<string, SumKind>;
+POOL_SUMS satisfies Record<string, SumKind>;
 
 /** A column of GAME_SUMS. */
 export type GameSumColumn = keyof typeof GAME_SUMS;
@@ -168,13 +173,28 @@ export const BLOCK_DAYS = 32;
 export const blockOf = (day: number | bigint): number => Math.floor(Number(day) / BLOCK_DAYS);
 
 /**
- * Sums of `ru_pool` (migration 0006, GET /pools and /pool), in column order: plays and the
+ * Sums of `ru_pool` (migration 0006, GET /pools and /pool), in column order, with their kind: plays and the
  * pool's token and USD figures. The same columns are what a /pool window sums from ru_pool_day.
  */
-export const POOL_TOTAL_SUMS = ['plays', 'wager_hi', 'wager_lo', 'payout_hi', 'payout_lo', 'pool_fee_hi', 'pool_fee_lo', 'usd_wager', 'usd_pool_fee', 'usd_house_pnl'] as const;
+export const POOL_TOTALS = {
+  plays: 'count',
+  wager_hi: 'u64',
+  wager_lo: 'u64',
+  payout_hi: 'u64',
+  payout_lo: 'u64',
+  pool_fee_hi: 'u64',
+  pool_fee_lo: 'u64',
+  usd_wager: 'usd',
+  usd_pool_fee: 'usd',
+  usd_house_pnl: 'usd',
+} as const;
+POOL_TOTALS satisfies Partial<Record<GameSumColumn | PoolSumColumn, SumKind>>;
 
-/** A column of POOL_TOTAL_SUMS. */
-export type PoolTotalSum = (typeof POOL_TOTAL_SUMS)[number];
+/** A column of POOL_TOTALS. */
+export type PoolTotalSum = keyof typeof POOL_TOTALS;
+
+/** The columns of POOL_TOTALS, in column order. */
+export const POOL_TOTAL_SUMS = Object.keys(POOL_TOTALS) as PoolTotalSum[];
 
 /** Volume columns (plays, Σ wager halves, Σ USD wager) read by the per-token and per-pool lists (ru_ctp, ru_pool_day). */
 export const VOLUME_COLUMNS = ['plays', 'wager_hi', 'wager_lo', 'usd_wager'] as const;
