@@ -2,8 +2,11 @@ import { sql, type Kysely } from 'kysely';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
 import type { LeaderboardEntry, PlayerQuery, PlayerResult, PlayersQuery, PlayersResult } from '../types.js';
-import { playerCounterName, SORT_KEYS, type RollupTable } from '../rollups/definitions.js';
+import { GAME_ROLLUP_COLUMNS, playerCounterName, SORT_KEYS, type RollupTable } from '../rollups/definitions.js';
 import { AGG_SUMS, aggregatedOrder, counter, filterSql, num, poolToken, tokenSums, windowSource } from './common.js';
+
+/** A per-player rollup row's columns (rollups/definitions.ts), as read by the all-time leaderboards. */
+const ROW_COLUMNS = sql.raw(GAME_ROLLUP_COLUMNS.join(', '));
 
 /** GET /player: all-time totals of one user from ru_user_ctp (docs/spec.md §2 Player statistics; docs/design.md §4). */
 export async function player(db: Kysely<Database>, q: PlayerQuery): Promise<PlayerResult | undefined> {
@@ -104,8 +107,7 @@ async function filteredPlayers(db: Kysely<Database>, q: PlayersQuery, singleToke
     if (token !== undefined && token !== q.token) return { results: [], total: 0 };
   }
   const { table, counter: name } = filterShape(q);
-  const rows = await sql<Record<string, unknown>>`select player, plays, wager_hi, wager_lo, payout_hi, payout_lo, jackpot_hi, jackpot_lo,
-      usd_wager, usd_profit, max_usd_profit, last_ms
+  const rows = await sql<Record<string, unknown>>`select player, ${ROW_COLUMNS}
     from ${sql.raw(table)} where 1=1 ${filterSql({ creator: q.creator, token: q.token, pool: q.pool })}
     order by ${sql.raw(SORT_KEYS[q.sortBy])} desc, player asc limit ${q.limit} offset ${q.offset}`.execute(db);
   return { results: rows.rows.map((r) => leaderboardEntry(r, singleToken)), total: await counter(db, name) };
@@ -114,7 +116,7 @@ async function filteredPlayers(db: Kysely<Database>, q: PlayersQuery, singleToke
 /** All-time unfiltered leaderboard: reads limit + offset rows of an ru_user index (migration 0002). */
 async function topPlayers(db: Kysely<Database>, q: PlayersQuery): Promise<PlayersResult> {
   const key = sql.raw(q.sortBy === 'usd_profit' ? SORT_KEYS.usd_profit : SORT_KEYS.usd_volume);
-  const rows = await sql<Record<string, unknown>>`select player, plays, usd_wager, usd_profit, max_usd_profit, last_ms from ru_user
+  const rows = await sql<Record<string, unknown>>`select player, ${ROW_COLUMNS} from ru_user
     order by ${key} desc, player asc limit ${q.limit} offset ${q.offset}`.execute(db);
   const total = await counter(db, 'players');
   return { results: rows.rows.map((r) => leaderboardEntry(r, false)), total };

@@ -7,6 +7,8 @@ import {
   blockOf,
   EXTREME_COLUMNS,
   EXTREMES,
+  GAME_SUMS,
+  POOL_SUMS,
   hasPoolSums,
   OTHER_DERIVED_KEYS,
   playerCounterName,
@@ -56,9 +58,16 @@ export function gameDelta(g: GameFacts): GameDelta {
   };
 }
 
+/** Every sum that is not USD (counts and token halves) at 0: what re-pricing adds to them. */
+const NO_COUNTS_OR_TOKENS = Object.fromEntries(
+  Object.entries({ ...GAME_SUMS, ...POOL_SUMS })
+    .filter(([, kind]) => kind !== 'usd')
+    .map(([c]) => [c, 0]),
+) as Record<Exclude<GameSumColumn | PoolSumColumn, keyof ReturnType<typeof usdPart>>, number>;
+
 /** Delta of re-pricing a stored game: only its USD values (docs/design.md §6). */
 export function repriceDelta(g: GameFacts): GameDelta {
-  return { plays: 0, jackpots: 0, wager_hi: 0, wager_lo: 0, payout_hi: 0, payout_lo: 0, jackpot_hi: 0, jackpot_lo: 0, pool_fee_hi: 0, pool_fee_lo: 0, ...usdPart(g) };
+  return { ...NO_COUNTS_OR_TOKENS, ...usdPart(g) };
 }
 
 function usdPart(g: GameFacts) {
