@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { AppError, type Common } from '../core/index.js';
+import { sleep, type Common } from '../core/index.js';
 
 /**
  * The leader lock: the store owns this driver connection as it owns its others. Exactly one active indexer per PostgreSQL database and schema (docs/deployment.md, docs/design.md §1): the
@@ -127,21 +127,4 @@ export function createLeaderLock(o: LeaderLockOptions): LeaderLock {
       }
     },
   };
-}
-
-/** Resolves after `ms`; rejects with AppError ABORTED when `signal` aborts (the standby's poll wait). */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const aborted = () => new AppError('ABORTED', 'operation aborted (shutting down)');
-    if (signal.aborted) return reject(aborted());
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(aborted());
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, Math.max(0, ms));
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
