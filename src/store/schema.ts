@@ -192,11 +192,6 @@ export interface RuPoolTable extends PoolTotals {
   tvl_usd: number;
 }
 
-/**
- * All-time per player and one filter shape (migration 0004): the all-time leaderboards with
- * `creator` (ru_user_c), `token` (ru_user_t), `pool` with or without `token` (ru_user_tp),
- * `creator` + `token` (ru_user_ct), each indexed on every allowed sort key (rollups/definitions.ts SORT_KEYS).
- */
 /** Per UTC day × player and per 32-day block × player (migration 0004): unfiltered windowed leaderboards. */
 export interface RuDayUserTable extends GameSums {
   day: number;
@@ -208,7 +203,11 @@ export interface RuBlockUserTable extends GameSums {
   player: string;
 }
 
-/** All-time per player × creator (migration 0004): /players with `creator`. */
+/**
+ * All-time per player × creator (migration 0004): /players with `creator`. Like ru_user_t,
+ * ru_user_tp and ru_user_ct (one per filter shape), indexed on every allowed sort key
+ * (rollups/definitions.ts SORT_KEYS).
+ */
 export interface RuUserCTable extends GameSums {
   player: string;
   creator: string;
