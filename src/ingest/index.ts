@@ -14,4 +14,3 @@ export { createIndexer, type Indexer, type IndexerOptions } from './indexer.js';
 export { startIndexing, type Indexing, type StartIndexingOptions } from './start.js';
 export { STATE_KEYS } from './checkpoint.js';
 export type { ProgressMode } from './progress.js';
-export { createLeaderElection, leaderLockName, type LeaderElection, type LeaderElectionOptions, type Leadership } from './leader.js';

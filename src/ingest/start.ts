@@ -1,9 +1,8 @@
 import { AppError, type Common } from '../core/index.js';
 import { createPriceSources, type PriceSourcesOptions } from '../prices/index.js';
 import { createRpcClient, type RpcClient } from '../solana/index.js';
-import type { Store } from '../store/index.js';
+import { createLeaderLock, type LeaderLock, type Store } from '../store/index.js';
 import { createIndexer, type Indexer, type IndexerOptions } from './indexer.js';
-import { createLeaderElection, type LeaderElection } from './leader.js';
 
 /** What startIndexing takes: plain settings (src/cli/runtime.ts maps the configuration onto them). */
 export interface StartIndexingOptions {
@@ -22,7 +21,7 @@ export interface StartIndexingOptions {
   postgres?: { url: string; schema?: string };
   /**
    * PostgreSQL stores: leader election (docs/deployment.md) — the indexer runs only while this process
-   * holds the leader lock (src/ingest/leader.ts). `false` turns it off. Ignored for SQLite.
+   * holds the leader lock (src/store/leader-lock.ts). `false` turns it off. Ignored for SQLite.
    */
   leader?: false | { pollIntervalMs?: number; heartbeatMs?: number; onChange?: (role: 'standby' | 'leader') => void };
 }
@@ -55,7 +54,7 @@ export async function startIndexing(o: StartIndexingOptions): Promise<Indexing> 
   const leader = o.leader === false ? undefined : o.leader ?? {};
   const indexer =
     leader && store.dialect === 'postgres' && o.postgres
-      ? createElectedIndexer(common, make, createLeaderElection({ common, url: o.postgres.url, schema: o.postgres.schema, ...leader }), leader.onChange)
+      ? createElectedIndexer(common, make, createLeaderLock({ common, url: o.postgres.url, schema: o.postgres.schema, ...leader }), leader.onChange)
       : make();
   await indexer.start();
   let closed: Promise<void> | undefined;
@@ -74,7 +73,7 @@ const STANDBY_STATE = { syncing: false, lastSync: null, lagSlots: null, lagSecon
  * rolls back whole) and the process stands by again. A new leader resumes from the
  * checkpoints in the store, so nothing is lost or written twice.
  */
-function createElectedIndexer(common: Common, make: () => Indexer, election: LeaderElection, onChange?: (role: 'standby' | 'leader') => void): Indexer {
+function createElectedIndexer(common: Common, make: () => Indexer, election: LeaderLock, onChange?: (role: 'standby' | 'leader') => void): Indexer {
   const abort = new AbortController();
   let stopped = false;
   let loop: Promise<void> | undefined;

@@ -4,6 +4,4 @@ export { RETRYABLE_RPC_CODES, parseRetryAfter, rpcError } from './errors.js';
 export { subscribeLogs, type LogsSubscription, type LogsSubscriptionOptions, type LogsNotification } from './logs-subscription.js';
 export { createRateLimiter, type RateLimiter } from './rate-limiter.js';
 export { createSemaphore, type Semaphore } from './semaphore.js';
-// Kept for src/ingest/leader.ts until it moves to src/store (it then imports core's).
-export { sleep } from '../core/index.js';
 export type { Commitment, SignatureInfo, TransactionResult, InstructionJson, ParsedAccount, RpcCallSpec, BatchOutcome } from './types.js';

@@ -9,15 +9,16 @@ import { postgresAdapter, sqliteAdapter, type DialectAdapter } from './dialect.j
 import { mappingErrors } from './driver-errors.js';
 import { createApiKeyStore } from './keys.js';
 import { migrateToLatest } from './migrate.js';
-import { refreshPoolTvl } from './pool-rollup.js';
+import { refreshPoolTvl } from './rollups/index.js';
 import { createQueries } from './queries/index.js';
 import { openPostgres, POSTGRES_POOL_SIZE } from './postgres.js';
 import { createReaderPool, type ReaderPool } from './readers/pool.js';
 import { cachingSqliteDatabase } from './statement-cache.js';
 import type { Database } from './schema.js';
-import type { HourlyPrice, Store } from './types.js';
-import { putPrices, rebuildRollups, setStateIn, writeBatch } from './write.js';
+import type { HourlyPrice, Store, WriteBatch } from './types.js';
+import { putPrices, rebuildRollups, setStateIn, writeBatch } from './write/index.js';
 
+/** How a store is opened (CreateStoreOptions.access): `readwrite` (the indexer, the CLI) or `readonly` (the API). */
 export type StoreAccess = 'readwrite' | 'readonly';
 
 /** Reader threads of a read-only SQLite store by default (docs/configuration.md `STORE_READERS`: sized for 2 cores). */
@@ -35,6 +36,7 @@ const READER_CACHE_MIB = 8;
  */
 const MAIN_READONLY_BUSY_TIMEOUT_MS = 250;
 
+/** Options of createStore: the common bag, the store configuration, and per-process tuning. */
 export interface CreateStoreOptions {
   common: Common;
   config: StoreConfig;
@@ -117,8 +119,9 @@ function openSqliteReadonly(path: string, busyTimeoutMs: number): Kysely<Databas
 
 /**
  * Opens the store (SQLite file by default, PostgreSQL for `postgres://` URLs; docs/design.md §1, §7)
- * and applies migrations (read-write only). Read errors of `queries`, `keys` and `ping` are
- * AppError STORE_UNAVAILABLE when the store cannot answer (src/store/driver-errors.ts).
+ * and applies migrations (read-write only). Errors of every method (reads, writes, `keys`,
+ * `ping`) are AppError STORE_UNAVAILABLE (retryable) when the store cannot answer now
+ * (src/store/driver-errors.ts); others pass unchanged.
  * Throws AppError STORE_UNAVAILABLE / STORE_MIGRATION_FAILED / CONFIG_INVALID (read-only `:memory:`).
  */
 export async function createStore(opts: CreateStoreOptions): Promise<Store> {
@@ -160,26 +163,25 @@ async function openReadwrite(opts: CreateStoreOptions): Promise<Store> {
   // Write generation (Store.generation): bumped when a write settles, committed or not (harmless).
   let generation = 0;
   const bump = <T>(p: Promise<T>): Promise<T> => p.finally(() => void generation++);
-  const store: Store = {
-    dialect: adapter.kind,
-    access: 'readwrite',
-    // SQLite: one connection on the event loop runs one query at a time.
-    slots: config.kind === 'sqlite' ? 1 : POSTGRES_POOL_SIZE,
+  // The store owns its drivers' errors on the write path too (docs/architecture.md convention 5):
+  // "cannot answer now" (SQLITE_BUSY, a lost PostgreSQL connection …) becomes a retryable
+  // STORE_UNAVAILABLE; any other error passes unchanged (driver-errors.ts toStoreError).
+  const writes = mappingErrors({
     async migrate() {
       await migrateToLatest(db, adapter, safeSchema(schema));
       await loadMints();
     },
-    writeBatch: (batch) => bump(writeBatch(db, adapter, decimals, batch, knownPrices)),
-    async getState(key) {
+    writeBatch: (batch: WriteBatch) => bump(writeBatch(db, adapter, decimals, batch, knownPrices)),
+    async getState(key: string) {
       const r = await db.selectFrom('sync_state').select('value').where('key', '=', key).executeTakeFirst();
       return r?.value;
     },
-    setState: (entries) => setStateIn(db, entries),
-    knownSignatures: (signatures) => knownSignatures(db, signatures),
+    setState: (entries: Record<string, string>) => setStateIn(db, entries),
+    knownSignatures: (signatures: string[]) => knownSignatures(db, signatures),
     async getMints() {
       return [...decimals].map(([mint, d]) => ({ mint, decimals: d }));
     },
-    async upsertMints(mints) {
+    async upsertMints(mints: { mint: string; decimals: number }[]) {
       for (const m of mints) {
         await db
           .insertInto('mints')
@@ -188,13 +190,20 @@ async function openReadwrite(opts: CreateStoreOptions): Promise<Store> {
           .execute();
         decimals.set(m.mint, m.decimals);
       }
-      // Pool TVL needs the token's decimals (pool-rollup.ts): pools seen before their mint get it now.
+      // Pool TVL needs the token's decimals (rollups/pool.ts): pools seen before their mint get it now.
       if (mints.length > 0) await refreshPoolTvl(db, { tokens: mints.map((m) => m.mint) });
     },
-    putPrices: (prices) => bump(putPrices(db, adapter, decimals, prices)),
-    getPrices: (mint, fromHourMs, toHourMs) => getPrices(db, mint, fromHourMs, toHourMs),
-    unpricedHours: (limit) => unpricedHours(db, limit),
+    putPrices: (prices: HourlyPrice[]) => bump(putPrices(db, adapter, decimals, prices)),
+    getPrices: (mint: string, fromHourMs: number, toHourMs: number) => getPrices(db, mint, fromHourMs, toHourMs),
+    unpricedHours: (limit: number) => unpricedHours(db, limit),
     rebuildRollups: () => bump(rebuildRollups(db, adapter)),
+  });
+  const store: Store = {
+    dialect: adapter.kind,
+    access: 'readwrite',
+    // SQLite: one connection on the event loop runs one query at a time.
+    slots: config.kind === 'sqlite' ? 1 : POSTGRES_POOL_SIZE,
+    ...writes,
     generation: () => generation,
     keys: mappingErrors(createApiKeyStore(db)),
     queries: mappingErrors(createQueries(readDb ?? db, adapter)),

@@ -21,6 +21,7 @@ export interface DialectAdapter {
   least(a: RawBuilder<unknown>, b: RawBuilder<unknown>): RawBuilder<number>;
 }
 
+/** SQLite's column types and scalar max/min (better-sqlite3). */
 export const sqliteAdapter: DialectAdapter = {
   kind: 'sqlite',
   bigint: 'integer',
@@ -30,6 +31,7 @@ export const sqliteAdapter: DialectAdapter = {
   least: (a, b) => sql<number>`min(${a}, ${b})`,
 };
 
+/** PostgreSQL's column types (byte-wise `collate "C"` for ordered text) and greatest/least. */
 export const postgresAdapter: DialectAdapter = {
   kind: 'postgres',
   bigint: 'bigint',

@@ -12,6 +12,7 @@ const WRITER_CONNECT_TIMEOUT_MS = 5000;
 /** TCP keep-alive probes start after this idle time, ms: a peer that vanished (host down, network cut) is noticed. */
 const KEEPALIVE_DELAY_MS = 10_000;
 
+/** Options of openPostgres: where to connect, the schema, and a read-only store's deadline and session mode. */
 export interface PostgresOptions {
   url: string;
   schema: string | undefined;

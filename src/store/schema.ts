@@ -4,8 +4,12 @@
  * halves of u64 token amounts (src/core/u64.ts) so SUM stays exact on both dialects.
  * Integer columns may come back as string (pg bigint) — readers convert with Number()/BigInt().
  */
+import type { EXTREMES, GAME_SUMS, POOL_SUMS, POOL_TOTALS } from './rollups/definitions.js';
+
+/** An integer column as the drivers return it (number, pg's string for bigint, or SQLite's safe-integer bigint). */
 type Int = number | string | bigint;
 
+/** `games`: one row per GameSettled, keyed by (signature, event_index); u64 amounts as decimal text plus hi/lo halves, USD values at the game's hour. */
 export interface GamesTable {
   signature: string;
   event_index: number;
@@ -45,6 +49,7 @@ export interface GamesTable {
   data: string;
 }
 
+/** `pool_changes`: one row per PoolChange (deposit or withdrawal), keyed by (signature, event_index); amounts as u64 decimal text. */
 export interface PoolChangesTable {
   signature: string;
   event_index: number;
@@ -63,6 +68,7 @@ export interface PoolChangesTable {
   usd_amount: number;
 }
 
+/** `pools`: every pool seen, its token, and its creation when a PoolCreated was indexed (null otherwise). */
 export interface PoolsTable {
   pool: string;
   token: string;
@@ -72,11 +78,13 @@ export interface PoolsTable {
   created_time_ms: Int | null;
 }
 
+/** `mints`: token decimals (docs/design.md §6). */
 export interface MintsTable {
   mint: string;
   decimals: number;
 }
 
+/** `prices`: USD per whole token per (mint, UTC hour); never changed once stored (docs/design.md §6). `publish_time` in Unix s. */
 export interface PricesTable {
   mint: string;
   hour_ms: Int;
@@ -85,6 +93,7 @@ export interface PricesTable {
   publish_time: Int | null;
 }
 
+/** `signatures`: every processed transaction signature, failed ones included (`failed` 0/1). */
 export interface SignaturesTable {
   signature: string;
   slot: Int;
@@ -92,11 +101,13 @@ export interface SignaturesTable {
   failed: number;
 }
 
+/** `sync_state`: checkpoints and skip counters, by key. */
 export interface SyncStateTable {
   key: string;
   value: string;
 }
 
+/** `api_keys`: API key records, SHA-256 hashes only; times in ms. */
 export interface ApiKeysTable {
   id: string;
   name: string;
@@ -109,28 +120,17 @@ export interface ApiKeysTable {
   revoked_at: Int | null;
 }
 
-/** Sums shared by every game rollup. */
-export interface GameSums {
-  plays: Int;
-  /** Games with a jackpot payout (migration 0002). */
-  jackpots: Int;
-  wager_hi: Int;
-  wager_lo: Int;
-  payout_hi: Int;
-  payout_lo: Int;
-  jackpot_hi: Int;
-  jackpot_lo: Int;
-  usd_wager: number;
-  usd_profit: number;
-  usd_creator_fee: number;
-  usd_gamba_fee: number;
-  usd_net: number;
-  /** max(0, max usd_profit) and min(0, min usd_profit) over the rolled-up games. */
-  max_usd_profit: number;
-  min_usd_profit: number;
-  first_ms: Int;
-  last_ms: Int;
-}
+/** A column's Kysely type by its kind (rollups/definitions.ts SumKind): USD is a double, the rest 64-bit integers. */
+type ColumnOf<K> = K extends 'usd' ? number : Int;
+
+/**
+ * Sums shared by every game rollup: the columns of rollups/definitions.ts GAME_SUMS and
+ * EXTREMES (plays, jackpots, u64 halves of wager / payout / jackpot, USD sums, best win and
+ * worst loss in USD, first and last play in ms).
+ */
+export type GameSums = { [C in keyof typeof GAME_SUMS]: ColumnOf<(typeof GAME_SUMS)[C]> } & {
+  [C in keyof typeof EXTREMES]: ColumnOf<(typeof EXTREMES)[C]['kind']>;
+};
 
 /** Per UTC day × creator × token × pool × player: windows (startTime, days) over players. */
 export interface RuDailyTable extends GameSums {
@@ -159,37 +159,27 @@ export interface RuPoolDayTable extends GameSums, PoolSums {
   token: string;
 }
 
-/** Pool-side sums of games (migration 0006): Σ poolFee as u64 halves, its USD, and the house PnL in USD. */
-export interface PoolSums {
-  pool_fee_hi: Int;
-  pool_fee_lo: Int;
-  /** Σ poolFee × p (USD). */
-  usd_pool_fee: number;
-  /** Σ (wager − payout) × p (USD): the pool's realized result, jackpots excluded (docs/design.md §3). */
-  usd_house_pnl: number;
-}
+/**
+ * Pool-side sums of games (migration 0006; rollups/definitions.ts POOL_SUMS): Σ poolFee as u64
+ * halves, Σ poolFee × p (USD), and Σ (wager − payout) × p (USD): the pool's realized result,
+ * jackpots excluded (docs/design.md §3).
+ */
+export type PoolSums = { [C in keyof typeof POOL_SUMS]: ColumnOf<(typeof POOL_SUMS)[C]> };
+
+/** ru_pool's sums (rollups/definitions.ts POOL_TOTAL_SUMS), typed as in the game rollups. */
+type PoolTotals = { [C in keyof typeof POOL_TOTALS]: ColumnOf<(typeof POOL_TOTALS)[C]> };
 
 /**
  * One row per pool, all time (migration 0006): GET /pools and GET /pool. Game sums, the latest
  * liquidity and LP supply (with the order key of the event that reported each), creation, the
- * latest event's time and the TVL at the token's latest stored price (src/store/pool-rollup.ts).
+ * latest event's time and the TVL at the token's latest stored price (src/store/rollups/pool.ts).
  */
-export interface RuPoolTable {
+export interface RuPoolTable extends PoolTotals {
   pool: string;
   token: string;
   authority: string | null;
   /** PoolCreated block time, ms; −1 when not indexed. */
   created_ms: Int;
-  plays: Int;
-  wager_hi: Int;
-  wager_lo: Int;
-  payout_hi: Int;
-  payout_lo: Int;
-  pool_fee_hi: Int;
-  pool_fee_lo: Int;
-  usd_wager: number;
-  usd_pool_fee: number;
-  usd_house_pnl: number;
   liq_key: string | null;
   /** Latest GameSettled.poolLiquidity or PoolChange.postLiquidity (u64 text); null before any. */
   liquidity: string | null;
@@ -202,34 +192,38 @@ export interface RuPoolTable {
   tvl_usd: number;
 }
 
-/**
- * All-time per player and one filter shape (migration 0004): the all-time leaderboards with
- * `creator` (ru_user_c), `token` (ru_user_t), `pool` with or without `token` (ru_user_tp),
- * `creator` + `token` (ru_user_ct), each indexed on every allowed sort key (sort-keys.ts).
- */
 /** Per UTC day × player and per 32-day block × player (migration 0004): unfiltered windowed leaderboards. */
 export interface RuDayUserTable extends GameSums {
   day: number;
   player: string;
 }
+/** Per 32-day block (rollups/definitions.ts BLOCK_DAYS) × player (migration 0004): unfiltered windowed leaderboards. */
 export interface RuBlockUserTable extends GameSums {
   block: number;
   player: string;
 }
 
+/**
+ * All-time per player × creator (migration 0004): /players with `creator`. Like ru_user_t,
+ * ru_user_tp and ru_user_ct (one per filter shape), indexed on every allowed sort key
+ * (rollups/definitions.ts SORT_KEYS).
+ */
 export interface RuUserCTable extends GameSums {
   player: string;
   creator: string;
 }
+/** All-time per player × token (migration 0004): /players with `token`. */
 export interface RuUserTTable extends GameSums {
   player: string;
   token: string;
 }
+/** All-time per player × token × pool (migration 0004): /players with `pool` (± `token`). */
 export interface RuUserTpTable extends GameSums {
   player: string;
   token: string;
   pool: string;
 }
+/** All-time per player × creator × token (migration 0004): /players with `creator` + `token`. */
 export interface RuUserCtTable extends GameSums {
   player: string;
   creator: string;
@@ -254,7 +248,7 @@ export interface RuUserCtpTable extends GameSums {
   pool: string;
 }
 
-/** Named counters kept by the write path (rollups.ts CounterAccumulator). */
+/** Named counters kept by the write path (rollups/accumulators.ts CounterAccumulator). */
 export interface RuCounterTable {
   name: string;
   n: Int;
@@ -276,6 +270,7 @@ export interface RuPoolHourTable {
   lp_supply: string | null;
 }
 
+/** Every table of the store, as Kysely sees it (test/store/migrations.test.ts checks it against the migrated database). */
 export interface Database {
   games: GamesTable;
   pool_changes: PoolChangesTable;

@@ -10,25 +10,17 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { expect } from 'vitest';
-import { ROLLUP_KEYS } from '../../src/store/rollups.js';
-import { DERIVED_TABLES } from '../../src/store/write.js';
+import { DERIVED_KEYS, DERIVED_TABLES, USD_COLUMNS, type DerivedTable } from '../../src/store/rollups/definitions.js';
 import { testDatabaseUrl } from './store.js';
 
 export type Row = Record<string, unknown>;
-export type DerivedTable = (typeof DERIVED_TABLES)[number];
+export type { DerivedTable };
 
-/** Row order of each derived table: its key (the write path's own rollup keys, plus the tables outside them). */
-export const KEYS: Record<DerivedTable, readonly string[]> = {
-  ...ROLLUP_KEYS,
-  ru_pool_hour: ['pool', 'hour_ms'],
-  ru_pool: ['pool'],
-  ru_counter: ['name'],
-};
+/** Row order of each derived table: its key (src/store/rollups/definitions.ts). */
+export const KEYS: Record<DerivedTable, readonly string[]> = DERIVED_KEYS;
 
-/** USD (double) columns of the derived tables. */
-export const DOUBLES = new Set([
-  'usd_wager', 'usd_profit', 'usd_creator_fee', 'usd_gamba_fee', 'usd_net', 'max_usd_profit', 'min_usd_profit', 'usd_pool_fee', 'usd_house_pnl', 'tvl_usd',
-]);
+/** USD (double) columns of the derived tables (src/store/rollups/definitions.ts). */
+export const DOUBLES = new Set(USD_COLUMNS);
 
 /** A place for a database: a temp SQLite file or a fresh PostgreSQL schema, with a reader of its rows. */
 export interface RawPlace {

@@ -15,15 +15,14 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCommon } from '../../src/core/index.js';
 import { createStore, type SettledGamesOrderBy, type Store } from '../../src/store/index.js';
+import { PLAYER_ROLLUP_TABLES, ROLLUP_TABLES } from '../../src/store/rollups/definitions.js';
 import { loadFixture } from '../helpers/contract-world.js';
 import { generateFixture, type Fixture } from '../helpers/fixture.js';
 
 /** Tables whose size grows with history (games, players, days); ru_ctp / sync_state / pools stay small. */
-const BIG = [
-  'games', 'pool_changes', 'signatures', 'ru_daily', 'ru_day', 'ru_day_c', 'ru_pool_day', 'ru_user_ctp', 'ru_user', 'ru_user_c', 'ru_user_t', 'ru_user_tp', 'ru_user_ct', 'ru_day_user', 'ru_block_user', 'ru_pool_hour', 'prices',
-];
+const BIG: string[] = ['games', 'pool_changes', 'signatures', ...ROLLUP_TABLES.filter((t) => t !== 'ru_ctp'), 'ru_pool_hour', 'prices'];
 /** All-time per-player rollups: a leaderboard over one of them reads limit + offset index entries, never sorts (migration 0004). */
-const PLAYER_ROLLUP = /\bfrom (ru_user|ru_user_c|ru_user_t|ru_user_tp|ru_user_ct|ru_user_ctp)\b[^()]*\border by\b/i;
+const PLAYER_ROLLUP = new RegExp(`\\bfrom (${PLAYER_ROLLUP_TABLES.join('|')})\\b[^()]*\\border by\\b`, 'i');
 /** The pool list reads limit + 1 entries of a sort index of ru_pool (migration 0006), never sorts. */
 const POOL_LIST = /\bfrom "?ru_pool"?\s[^()]*\border by\b/i;
 

@@ -1,16 +1,16 @@
 /**
- * The leader lock itself (src/ingest/leader.ts) on the machine's PostgreSQL: one holder per
+ * The leader lock itself (src/store/leader-lock.ts) on the machine's PostgreSQL: one holder per
  * schema, standbys win it after a release, and a leader whose lock connection is cut (a TCP
  * proxy in front of PostgreSQL) learns it has lost the lead while another process takes it.
  */
 import { describe, expect, it } from 'vitest';
 import { createCommon } from '../../src/core/index.js';
-import { createLeaderElection, type Leadership } from '../../src/ingest/index.js';
+import { createLeaderLock, type Leadership } from '../../src/store/index.js';
 import { testDatabaseUrl } from '../helpers/store.js';
 import { startTcpProxy } from '../helpers/scaleout.js';
 
 const schema = () => `lock_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-const election = (url: string, s: string) => createLeaderElection({ common: createCommon(), url, schema: s, pollIntervalMs: 100, heartbeatMs: 200 });
+const election = (url: string, s: string) => createLeaderLock({ common: createCommon(), url, schema: s, pollIntervalMs: 100, heartbeatMs: 200 });
 
 /** Resolves with the leadership, or 'pending' if not acquired within `ms`. */
 async function within(p: Promise<Leadership>, ms: number): Promise<Leadership | 'pending'> {

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { leaderLockName } from '../../src/ingest/index.js';
+import { leaderLockName } from '../../src/store/index.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import { groundTruth } from '../helpers/ground-truth.js';
 import { setupTestDatabase, testDatabaseUrl } from '../helpers/store.js';

@@ -81,4 +81,12 @@ describe.each(testDialects())('store write path (%s)', (dialect) => {
     expect(after).toEqual(before);
     expect(after.results[0]!.token_volume).toBe(exactVolume);
   });
+
+  it('maps driver errors of the write path to STORE_UNAVAILABLE (retryable), as for reads (docs/architecture.md convention 5)', async () => {
+    const store = await setupStore(dialect);
+    await store.close();
+    for (const write of [() => store.writeBatch({ events: [game(900)] }), () => store.setState({ k: 'v' }), () => store.putPrices([]), () => store.getState('k')]) {
+      await expect(write()).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', retryable: true });
+    }
+  });
 });

@@ -1,5 +1,5 @@
 import type { Kysely, CreateTableBuilder } from 'kysely';
-import type { DialectAdapter } from '../dialect.js';
+import type { MigrationDialect as DialectAdapter } from './dialect.js';
 
 /**
  * Initial schema: raw events (the truth), reference data, sync state, API keys and rollups

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { DialectAdapter } from '../dialect.js';
+import type { MigrationDialect as DialectAdapter } from './dialect.js';
 
 /**
  * docs/benchmarks.md (docs/design.md §7: no request reads history): slimmer listing indexes that cover every

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { DialectAdapter } from '../dialect.js';
+import type { MigrationDialect as DialectAdapter } from './dialect.js';
 
 /**
  * docs/benchmarks.md: answers bounded by their own size at any history size (docs/design.md §7).
@@ -98,7 +98,7 @@ export function migration0004(a: DialectAdapter) {
     await t.addPrimaryKeyConstraint(`${name}_pk`, keys.map((k) => k.name) as never).execute();
   };
   // Leaderboard sort keys (GET /players sortBy) as the SQL expressions these indexes are built on;
-  // queries must ORDER BY the same text (src/store/sort-keys.ts holds today's copy).
+  // queries must ORDER BY the same text (src/store/rollups/definitions.ts SORT_KEYS holds today's copy).
   const SORT_KEYS = {
     usd_profit: 'usd_profit',
     usd_volume: 'usd_wager',

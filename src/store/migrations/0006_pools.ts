@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { DialectAdapter } from '../dialect.js';
+import type { MigrationDialect as DialectAdapter } from './dialect.js';
 
 /**
  * Pools an API client can list and read (GET /pools, GET /pool; docs/design.md §3–§4):

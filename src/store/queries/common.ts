@@ -2,12 +2,14 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { dayOf, joinHiLo, MS_PER_DAY } from '../../core/index.js';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
-import { BLOCK_DAYS, blockOf, PLAYER_COUNTERS } from '../rollups.js';
+import { BLOCK_DAYS, blockOf, EXTREMES, GAME_ROLLUP_COLUMNS, GAME_SUM_OF_ROW, playerCounterName, SUM_COLUMNS, type ExtremeColumn, type LeaderboardSort, aggregatedSortKey } from '../rollups/definitions.js';
 
 /** Driver values → JS: SQLite (safe integers) gives bigint, pg gives strings for bigint/numeric. */
 export const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
+/** Driver value → bigint (0n for null): exact u64 amounts and sums of halves. */
 export const big = (v: unknown): bigint => (v === null || v === undefined ? 0n : BigInt(v as string));
 
+/** Equality filters on games and rollup rows (addresses); unset fields do not filter. */
 export interface GameFilter {
   creator?: string | undefined;
   token?: string | undefined;
@@ -26,7 +28,23 @@ export function filterSql(f: GameFilter, alias = ''): RawBuilder<unknown> {
   return parts.length ? sql.join(parts, sql` `) : sql``;
 }
 
-const SUMS = 'plays, jackpots, wager_hi, wager_lo, payout_hi, payout_lo, jackpot_hi, jackpot_lo, usd_wager, usd_profit, usd_creator_fee, usd_gamba_fee, usd_net, max_usd_profit, min_usd_profit, first_ms, last_ms';
+/** Every value column of a game rollup (rollups/definitions.ts), as a select list. */
+const SUMS = GAME_ROLLUP_COLUMNS.join(', ');
+
+/** What one raw game contributes to an extreme column: its `ofGame` value, clamped at 0 where `bound` says so. */
+function extremeOfRow(a: DialectAdapter, c: ExtremeColumn): RawBuilder<unknown> {
+  const { merge, ofGame, bound } = EXTREMES[c];
+  if (bound === null) return sql.raw(ofGame);
+  return (merge === 'max' ? a.greatest : a.least)(sql.raw(`${bound}.0`), sql.raw(ofGame));
+}
+
+/** The select list of one raw games row as rollup columns (GAME_SUM_OF_ROW, then the extremes). */
+function rowAsRollup(a: DialectAdapter): RawBuilder<unknown> {
+  return sql.join([
+    ...SUM_COLUMNS.map((c) => sql.raw(GAME_SUM_OF_ROW[c] === c ? c : `${GAME_SUM_OF_ROW[c]} as ${c}`)),
+    ...(Object.keys(EXTREMES) as ExtremeColumn[]).map((c) => sql`${extremeOfRow(a, c)} as ${sql.raw(c)}`),
+  ]);
+}
 
 /**
  * Rows of game sums per player (`player` + the GameSums columns of schema.ts) for games with
@@ -51,10 +69,7 @@ export function windowSource(a: DialectAdapter, f: GameFilter, startTime: number
       select player, ${sums} from ru_day_user where day > ${d} and day < ${(blockOf(d) + 1) * BLOCK_DAYS}`;
   return sql`${days}
     union all
-    select player, 1 as plays, is_jackpot as jackpots, wager_hi, wager_lo, payout_hi, payout_lo, jackpot_hi, jackpot_lo,
-      usd_wager, usd_profit, usd_creator_fee, usd_gamba_fee, usd_net,
-      ${a.greatest(sql`0.0`, sql.raw('usd_profit'))} as max_usd_profit, ${a.least(sql`0.0`, sql.raw('usd_profit'))} as min_usd_profit,
-      time_ms as first_ms, time_ms as last_ms
+    select player, ${rowAsRollup(a)}
     from games where day = ${d} and time_ms >= ${startTime} and time_ms < ${(d + 1) * MS_PER_DAY} ${filterSql(f)}`;
 }
 
@@ -66,18 +81,23 @@ export function tokenSums(r: Record<string, unknown>): { volume: bigint; profit:
   return { volume: wager, profit: payout + jackpot - wager };
 }
 
-/** SELECT list aggregating GameSums columns of a source. */
-export const AGG_SUMS = sql.raw(`sum(plays) as plays, sum(wager_hi) as wager_hi, sum(wager_lo) as wager_lo,
-  sum(payout_hi) as payout_hi, sum(payout_lo) as payout_lo, sum(jackpot_hi) as jackpot_hi, sum(jackpot_lo) as jackpot_lo,
-  sum(usd_wager) as usd_wager, sum(usd_profit) as usd_profit, sum(usd_creator_fee) as usd_creator_fee,
-  sum(usd_gamba_fee) as usd_gamba_fee, sum(usd_net) as usd_net, max(max_usd_profit) as max_usd_profit,
-  min(min_usd_profit) as min_usd_profit, min(first_ms) as first_ms, max(last_ms) as last_ms`);
+/** `sum(c) as c, …` for the given additive columns (rollups/definitions.ts lists), as a select list. */
+export function sumsOf(columns: readonly string[]): RawBuilder<unknown> {
+  return sql.raw(columns.map((c) => `sum(${c}) as ${c}`).join(', '));
+}
 
-/** Approximate (double) order of exact token sums, for ORDER BY only; values are read exactly. */
-export const TOKEN_VOLUME_ORDER = sql.raw(`(sum(wager_hi) * 4294967296.0 + sum(wager_lo))`);
-export const TOKEN_PROFIT_ORDER = sql.raw(
-  `((sum(payout_hi) + sum(jackpot_hi) - sum(wager_hi)) * 4294967296.0 + (sum(payout_lo) + sum(jackpot_lo) - sum(wager_lo)))`,
+/**
+ * SELECT list aggregating every game rollup column of a source (rollups/definitions.ts): sums
+ * add, extremes take max or min.
+ */
+export const AGG_SUMS = sql.raw(
+  [...SUM_COLUMNS.map((c) => `sum(${c}) as ${c}`), ...(Object.keys(EXTREMES) as ExtremeColumn[]).map((c) => `${EXTREMES[c].merge}(${c}) as ${c}`)].join(', '),
 );
+
+/** ORDER BY of grouped rows for a leaderboard sort (definitions.ts aggregatedSortKey): a double approximation for token sums; values are read exactly. */
+export function aggregatedOrder(sort: LeaderboardSort): RawBuilder<unknown> {
+  return sql.raw(aggregatedSortKey(sort));
+}
 
 /** UTC day numbers of the dense series of `days` dates ending with today (docs/design.md §4). */
 export function dayRange(days: number, now: number): { first: number; last: number } {
@@ -125,10 +145,10 @@ export async function activePlayers(
     for (const r of rows.rows) out.set(String(r.k), num(r.n));
     return out;
   }
-  // The write path's player counters (rollups.ts PLAYER_COUNTERS): all, one creator, or every creator.
-  if (!f.byCreator) out.set('', await counter(db, f.creator === undefined ? PLAYER_COUNTERS.ru_user!({}) : PLAYER_COUNTERS.ru_user_c!({ creator: f.creator })));
+  // The write path's player counters (rollups/definitions.ts playerCounterName): all, one creator, or every creator.
+  if (!f.byCreator) out.set('', await counter(db, f.creator === undefined ? playerCounterName('ru_user', {})! : playerCounterName('ru_user_c', { creator: f.creator })!));
   else {
-    const prefix = PLAYER_COUNTERS.ru_user_c!({ creator: '' });
+    const prefix = playerCounterName('ru_user_c', { creator: '' })!;
     // ';' is the character after ':': the range is exactly the names starting with the prefix.
     const rows = await sql<{ name: string; n: unknown }>`select name, n from ru_counter where name >= ${prefix} and name < ${`${prefix.slice(0, -1)};`}`.execute(db);
     for (const r of rows.rows) out.set(r.name.slice(prefix.length), num(r.n));

@@ -2,9 +2,11 @@ import { sql, type Kysely } from 'kysely';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
 import type { LeaderboardEntry, PlayerQuery, PlayerResult, PlayersQuery, PlayersResult } from '../types.js';
-import { PLAYER_COUNTERS, type RollupTable } from '../rollups.js';
-import { SORT_KEYS } from '../sort-keys.js';
-import { AGG_SUMS, counter, filterSql, num, poolToken, TOKEN_PROFIT_ORDER, TOKEN_VOLUME_ORDER, tokenSums, windowSource } from './common.js';
+import { GAME_ROLLUP_COLUMNS, playerCounterName, SORT_KEYS, type RollupTable } from '../rollups/definitions.js';
+import { AGG_SUMS, aggregatedOrder, counter, filterSql, num, poolToken, tokenSums, windowSource } from './common.js';
+
+/** A per-player rollup row's columns (rollups/definitions.ts), as read by the all-time leaderboards. */
+const ROW_COLUMNS = sql.raw(GAME_ROLLUP_COLUMNS.join(', '));
 
 /** GET /player: all-time totals of one user from ru_user_ctp (docs/spec.md §2 Player statistics; docs/design.md §4). */
 export async function player(db: Kysely<Database>, q: PlayerQuery): Promise<PlayerResult | undefined> {
@@ -45,7 +47,7 @@ export async function player(db: Kysely<Database>, q: PlayerQuery): Promise<Play
  * - all-time, unfiltered (usd_* only, docs/design.md §4) → the top N straight from ru_user's sort
  *   indexes, total from the 'players' counter;
  * - all-time with creator/token/pool → the per-player rollup of that filter shape, read in
- *   index order (limit + offset rows; migration 0004, sort-keys.ts), total from its counter;
+ *   index order (limit + offset rows; migration 0004, rollups/definitions.ts SORT_KEYS), total from its counter;
  * - startTime → ru_daily window (+ raw rows of a partial first day): grows with the window.
  * Ties break by user ascending (docs/design.md §4). token_* are null unless one token is implied.
  */
@@ -55,11 +57,7 @@ export async function players(db: Kysely<Database>, a: DialectAdapter, q: Player
   if (q.startTime === undefined && !filtered && (q.sortBy === 'usd_profit' || q.sortBy === 'usd_volume')) return topPlayers(db, q);
   if (q.startTime === undefined && filtered) return filteredPlayers(db, q, singleToken);
   const source = q.startTime !== undefined ? windowSource(a, { creator: q.creator, token: q.token, pool: q.pool }, q.startTime) : sql`select * from ru_user`;
-  const order =
-    q.sortBy === 'usd_profit' ? sql`sum(usd_profit)`
-    : q.sortBy === 'usd_volume' ? sql`sum(usd_wager)`
-    : q.sortBy === 'token_volume' ? TOKEN_VOLUME_ORDER
-    : TOKEN_PROFIT_ORDER;
+  const order = aggregatedOrder(q.sortBy);
   // The window's players are counted in the same pass (count over the grouped rows, before
   // LIMIT); only a page past the end needs a second pass for the total.
   const rows = await sql<Record<string, unknown>>`select player, ${AGG_SUMS}, count(*) over () as total_players from (${source}) s
@@ -87,7 +85,7 @@ function leaderboardEntry(r: Record<string, unknown>, singleToken: boolean): Lea
 
 /**
  * The per-player rollup of each all-time filter shape (migration 0004); its player counter is
- * named by rollups.ts PLAYER_COUNTERS. A pool implies its token, so pool (± token) reads
+ * named by rollups/definitions.ts playerCounterName. A pool implies its token, so pool (± token) reads
  * ru_user_tp and creator + pool (± token) reads ru_user_ctp.
  */
 function filterShape(q: PlayersQuery): { table: RollupTable; counter: string } {
@@ -98,7 +96,7 @@ function filterShape(q: PlayersQuery): { table: RollupTable; counter: string } {
     : c !== undefined && t !== undefined ? 'ru_user_ct'
     : t !== undefined ? 'ru_user_t'
     : 'ru_user_c';
-  return { table, counter: PLAYER_COUNTERS[table]!({ creator: c ?? '', token: t ?? '', pool: p ?? '' }) };
+  return { table, counter: playerCounterName(table, { creator: c ?? '', token: t ?? '', pool: p ?? '' })! };
 }
 
 /** All-time leaderboard with filters: limit + offset rows of a sort index, total from a counter. */
@@ -109,8 +107,7 @@ async function filteredPlayers(db: Kysely<Database>, q: PlayersQuery, singleToke
     if (token !== undefined && token !== q.token) return { results: [], total: 0 };
   }
   const { table, counter: name } = filterShape(q);
-  const rows = await sql<Record<string, unknown>>`select player, plays, wager_hi, wager_lo, payout_hi, payout_lo, jackpot_hi, jackpot_lo,
-      usd_wager, usd_profit, max_usd_profit, last_ms
+  const rows = await sql<Record<string, unknown>>`select player, ${ROW_COLUMNS}
     from ${sql.raw(table)} where 1=1 ${filterSql({ creator: q.creator, token: q.token, pool: q.pool })}
     order by ${sql.raw(SORT_KEYS[q.sortBy])} desc, player asc limit ${q.limit} offset ${q.offset}`.execute(db);
   return { results: rows.rows.map((r) => leaderboardEntry(r, singleToken)), total: await counter(db, name) };
@@ -118,8 +115,8 @@ async function filteredPlayers(db: Kysely<Database>, q: PlayersQuery, singleToke
 
 /** All-time unfiltered leaderboard: reads limit + offset rows of an ru_user index (migration 0002). */
 async function topPlayers(db: Kysely<Database>, q: PlayersQuery): Promise<PlayersResult> {
-  const key = q.sortBy === 'usd_profit' ? sql.raw('usd_profit') : sql.raw('usd_wager');
-  const rows = await sql<Record<string, unknown>>`select player, plays, usd_wager, usd_profit, max_usd_profit, last_ms from ru_user
+  const key = sql.raw(q.sortBy === 'usd_profit' ? SORT_KEYS.usd_profit : SORT_KEYS.usd_volume);
+  const rows = await sql<Record<string, unknown>>`select player, ${ROW_COLUMNS} from ru_user
     order by ${key} desc, player asc limit ${q.limit} offset ${q.offset}`.execute(db);
   const total = await counter(db, 'players');
   return { results: rows.rows.map((r) => leaderboardEntry(r, false)), total };

@@ -1,9 +1,10 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import { MS_PER_DAY } from '../../core/index.js';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database, RuPoolTable } from '../schema.js';
 import type { PoolEntry, PoolQuery, PoolsQuery, PoolsResult, PoolSortBy } from '../types.js';
-import { big, joinHiLoRow, num, u64TextHalves } from './common.js';
+import { POOL_TOTAL_SUMS, type PoolTotalSum } from '../rollups/definitions.js';
+import { big, joinHiLoRow, num, sumsOf, u64TextHalves } from './common.js';
 import { keysetKinds, positionValues } from './keyset.js';
 
 /**
@@ -95,6 +96,28 @@ export async function pool(db: Kysely<Database>, a: DialectAdapter, q: PoolQuery
   return entryOf(row, await windowFigures(db, a, q.pool, q.startTime, q.endTime));
 }
 
+/**
+ * Each ru_pool sum (rollups/definitions.ts POOL_TOTALS) aggregated over raw games rows: the
+ * pool fee's halves from its decimal text (u64TextHalves), its USD and the house PnL in USD
+ * from the stored price per smallest unit (0 while un-priced).
+ */
+function poolTotalsOfGames(a: DialectAdapter): Record<PoolTotalSum, RawBuilder<unknown>> {
+  const fee = u64TextHalves(a, 'pool_fee');
+  const double = sql.raw(a.double);
+  return {
+    plays: sql`count(*)`,
+    wager_hi: sql`sum(wager_hi)`,
+    wager_lo: sql`sum(wager_lo)`,
+    payout_hi: sql`sum(payout_hi)`,
+    payout_lo: sql`sum(payout_lo)`,
+    pool_fee_hi: sql`sum(${fee.hi})`,
+    pool_fee_lo: sql`sum(${fee.lo})`,
+    usd_wager: sql`sum(usd_wager)`,
+    usd_pool_fee: sql`sum(coalesce(cast(pool_fee as ${double}) * usd_per_unit, 0))`,
+    usd_house_pnl: sql`sum(coalesce((cast(wager as ${double}) - cast(payout as ${double})) * usd_per_unit, 0))`,
+  };
+}
+
 async function windowFigures(db: Kysely<Database>, a: DialectAdapter, pool: string, start: number | undefined, end: number | undefined): Promise<GameFigures> {
   // Whole days: [firstDay, endDay) with firstDay·DAY ≥ start and endDay·DAY ≤ end.
   const firstDay = start === undefined ? undefined : Math.ceil(start / MS_PER_DAY);
@@ -102,9 +125,7 @@ async function windowFigures(db: Kysely<Database>, a: DialectAdapter, pool: stri
   const parts: Record<string, unknown>[] = [];
   const raw: [number, number][] = [];
   if (firstDay === undefined || endDay === undefined || firstDay < endDay) {
-    const res = await sql<Record<string, unknown>>`select sum(plays) as plays, sum(wager_hi) as wager_hi, sum(wager_lo) as wager_lo,
-        sum(payout_hi) as payout_hi, sum(payout_lo) as payout_lo, sum(pool_fee_hi) as pool_fee_hi, sum(pool_fee_lo) as pool_fee_lo,
-        sum(usd_wager) as usd_wager, sum(usd_pool_fee) as usd_pool_fee, sum(usd_house_pnl) as usd_house_pnl
+    const res = await sql<Record<string, unknown>>`select ${sumsOf(POOL_TOTAL_SUMS)}
       from ru_pool_day where pool = ${pool}
         ${firstDay === undefined ? sql`` : sql`and day >= ${firstDay}`} ${endDay === undefined ? sql`` : sql`and day < ${endDay}`}`.execute(db);
     parts.push(res.rows[0] ?? {});
@@ -114,13 +135,11 @@ async function windowFigures(db: Kysely<Database>, a: DialectAdapter, pool: stri
     // Shorter than two days and holding no whole day: raw games only.
     raw.push([start, end]);
   }
-  const fee = u64TextHalves(a, 'pool_fee');
+  const ofGames = poolTotalsOfGames(a);
+  const select = sql.join(POOL_TOTAL_SUMS.map((c) => sql`${ofGames[c]} as ${sql.raw(c)}`));
   for (const [from, to] of raw) {
     // A range of less than two days on the (pool, time_ms) index (migration 0002 g_pool_time).
-    const res = await sql<Record<string, unknown>>`select count(*) as plays, sum(wager_hi) as wager_hi, sum(wager_lo) as wager_lo,
-        sum(payout_hi) as payout_hi, sum(payout_lo) as payout_lo, sum(${fee.hi}) as pool_fee_hi, sum(${fee.lo}) as pool_fee_lo, sum(usd_wager) as usd_wager,
-        sum(coalesce(cast(pool_fee as ${sql.raw(a.double)}) * usd_per_unit, 0)) as usd_pool_fee,
-        sum(coalesce((cast(wager as ${sql.raw(a.double)}) - cast(payout as ${sql.raw(a.double)})) * usd_per_unit, 0)) as usd_house_pnl
+    const res = await sql<Record<string, unknown>>`select ${select}
       from games where pool = ${pool} and time_ms >= ${from} and time_ms < ${to}`.execute(db);
     parts.push(res.rows[0] ?? {});
   }

@@ -2,11 +2,15 @@ import { sql, type Kysely } from 'kysely';
 import { dayToDate, hourFloor, MS_PER_DAY, MS_PER_HOUR } from '../../core/index.js';
 import type { Database } from '../schema.js';
 import type { PlatformByPoolEntry, PoolDailyPoint, PoolTotal, RatioPoint, TokenEntry } from '../types.js';
-import { big, dayRange, joinHiLoRow, num, poolToken } from './common.js';
+import { VOLUME_COLUMNS } from '../rollups/definitions.js';
+import { big, dayRange, joinHiLoRow, num, poolToken, sumsOf } from './common.js';
+
+/** Σ of the volume columns (rollups/definitions.ts VOLUME_COLUMNS). */
+const VOLUME_SUMS = sumsOf(VOLUME_COLUMNS);
 
 /** GET /platforms-by-pool: all-time per creator for one pool from ru_ctp; volume desc, creator asc. */
 export async function platformsByPool(db: Kysely<Database>, pool: string): Promise<PlatformByPoolEntry[]> {
-  const res = await sql<Record<string, unknown>>`select creator, sum(plays) as plays, sum(wager_hi) as wager_hi, sum(wager_lo) as wager_lo, sum(usd_wager) as usd_wager
+  const res = await sql<Record<string, unknown>>`select creator, ${VOLUME_SUMS}
     from ru_ctp where pool = ${pool} group by creator`.execute(db);
   const rows = res.rows.map((r) => ({ creator: String(r.creator), volume: joinHiLoRow(r, 'wager'), usd_volume: num(r.usd_wager), plays: num(r.plays) }));
   return rows.sort((x, y) => (x.volume === y.volume ? (x.creator < y.creator ? -1 : 1) : x.volume > y.volume ? -1 : 1));
@@ -14,7 +18,7 @@ export async function platformsByPool(db: Kysely<Database>, pool: string): Promi
 
 /** GET /tokens: all-time per token (optionally one creator) from ru_ctp; usd_volume desc, token asc. */
 export async function tokens(db: Kysely<Database>, q: { creator?: string }): Promise<TokenEntry[]> {
-  const res = await sql<Record<string, unknown>>`select token, sum(plays) as plays, sum(wager_hi) as wager_hi, sum(wager_lo) as wager_lo, sum(usd_wager) as usd_wager
+  const res = await sql<Record<string, unknown>>`select token, ${VOLUME_SUMS}
     from ru_ctp where 1=1 ${q.creator === undefined ? sql`` : sql`and creator = ${q.creator}`} group by token
     order by sum(usd_wager) desc, token asc`.execute(db);
   return res.rows.map((r) => ({ token: String(r.token), plays: num(r.plays), volume: joinHiLoRow(r, 'wager'), usd_volume: num(r.usd_wager) }));
@@ -22,7 +26,7 @@ export async function tokens(db: Kysely<Database>, q: { creator?: string }): Pro
 
 /** GET /total: all-time volume of one pool. An unknown pool answers zeros with token null. */
 export async function total(db: Kysely<Database>, pool: string): Promise<PoolTotal> {
-  const res = await sql<Record<string, unknown>>`select sum(plays) as plays, sum(wager_hi) as wager_hi, sum(wager_lo) as wager_lo, sum(usd_wager) as usd_wager
+  const res = await sql<Record<string, unknown>>`select ${VOLUME_SUMS}
     from ru_ctp where pool = ${pool}`.execute(db);
   const row = res.rows[0] ?? {};
   return { pool, token: (await poolToken(db, pool)) ?? null, volume: joinHiLoRow(row, 'wager'), usd_volume: num(row.usd_wager), plays: num(row.plays) };
@@ -32,7 +36,7 @@ export async function total(db: Kysely<Database>, pool: string): Promise<PoolTot
 export async function daily(db: Kysely<Database>, q: { pool: string; days: number; now: number }): Promise<PoolDailyPoint[]> {
   const { first, last } = dayRange(q.days, q.now);
   // ru_pool_day (migration 0004): one row per day of the pool.
-  const res = await sql<Record<string, unknown>>`select day, plays, wager_hi, wager_lo, usd_wager
+  const res = await sql<Record<string, unknown>>`select day, ${sql.raw(VOLUME_COLUMNS.join(', '))}
     from ru_pool_day where pool = ${q.pool} and day >= ${first} and day <= ${last}`.execute(db);
   const byDay = new Map(res.rows.map((r) => [num(r.day), r]));
   const out: PoolDailyPoint[] = [];

@@ -3,7 +3,7 @@ import { MS_PER_DAY, dayOf } from '../../core/index.js';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
 import type { StatsQuery, StatsResult } from '../types.js';
-import { PLAYER_COUNTERS } from '../rollups.js';
+import { playerCounterName } from '../rollups/definitions.js';
 import { activePlayers, counter, filterSql, num } from './common.js';
 
 /** Active window of `active_players`: the last 60 minutes of wall clock (docs/design.md §3). */
@@ -18,8 +18,8 @@ export async function stats(db: Kysely<Database>, _a: DialectAdapter, q: StatsQu
     const sums = await sql<Record<string, unknown>>`select sum(plays) as plays, sum(usd_wager) as usd_volume,
         sum(usd_creator_fee) as revenue, sum(usd_net) as net, count(distinct creator) as creators, min(first_ms) as first_ms
       from ru_ctp where 1=1 ${q.creator === undefined ? sql`` : sql`and creator = ${q.creator}`}`.execute(db);
-    // Players: the write path's counters (rollups.ts PLAYER_COUNTERS), all or of one creator.
-    const players = await counter(db, q.creator === undefined ? PLAYER_COUNTERS.ru_user!({}) : PLAYER_COUNTERS.ru_user_c!({ creator: q.creator }));
+    // Players: the write path's counters (rollups/definitions.ts playerCounterName), all or of one creator.
+    const players = await counter(db, q.creator === undefined ? playerCounterName('ru_user', {})! : playerCounterName('ru_user_c', { creator: q.creator })!);
     row = { ...sums.rows[0], players };
   } else {
     // Windows are open towards now (docs/spec.md §2 `startTime`: time ≥ startTime), so a player or creator

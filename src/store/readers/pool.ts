@@ -28,6 +28,7 @@ export interface ReaderPool {
   close(): Promise<void>;
 }
 
+/** Options of createReaderPool: thread count, the deadline of a query (ms), the logger, and each thread's SQLite settings. */
 export interface ReaderPoolOptions extends ReaderSettings {
   readers: number;
   /** Deadline of one query, ms (STORE_TIMEOUT_MS). */
@@ -54,6 +55,7 @@ const QUERY_METHODS = Object.keys({
   tokens: true, ratio: true, total: true, daily: true, pools: true, pool: true, chartPlays: true, chartDailyUsd: true, chartDaoUsd: true,
 } satisfies Record<keyof Queries, true>) as (keyof Queries)[];
 
+/** Starts `readers` threads (piscina) that run `store.queries` on their own `query_only` connections, each query within the deadline (docs/architecture.md "Reader pool"); a late query fails with AppError STORE_UNAVAILABLE. */
 export function createReaderPool(o: ReaderPoolOptions): ReaderPool {
   const settings: ReaderSettings = { path: o.path, busyTimeoutMs: o.busyTimeoutMs, cacheMiB: o.cacheMiB };
   const pool = new Piscina({

@@ -17,13 +17,16 @@ export interface ReaderSettings {
   cacheMiB: number;
 }
 
+/** What a reader thread can run: a read query by name, or `ping`. */
 export type ReaderMethod = keyof Queries | 'ping';
 
+/** One call sent to a reader thread: the method and its (structured-clone) arguments. */
 export interface ReaderTask {
   method: ReaderMethod;
   args: unknown[];
 }
 
+/** An error as plain data, so it crosses the thread boundary (AppError fields kept). */
 export interface SerializedError {
   /** true: rebuild as AppError(code, message, { details, retryable }). */
   app: boolean;
@@ -34,8 +37,10 @@ export interface SerializedError {
   stack?: string;
 }
 
+/** A reader thread's answer: the value, or the error as data (never a thrown error). */
 export type ReaderAnswer = { ok: true; value: unknown } | { ok: false; error: SerializedError };
 
+/** An error as plain data: an AppError keeps code, message, details and retryable; other errors their code and message. */
 export function serializeError(err: unknown): SerializedError {
   if (isAppError(err)) return { app: true, code: err.code, message: err.message, details: err.details, retryable: err.retryable, stack: err.stack };
   const e = err as { code?: unknown; message?: unknown; stack?: unknown };

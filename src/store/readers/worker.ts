@@ -40,6 +40,7 @@ function open(): { db: Kysely<Database>; queries: Queries } {
   return opened;
 }
 
+/** The reader thread's task handler (piscina): opens its connection once, runs the query, answers driver errors mapped by toStoreError as data. */
 export default async function run(task: ReaderTask): Promise<ReaderAnswer> {
   try {
     const { db, queries } = open();

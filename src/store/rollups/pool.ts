@@ -1,8 +1,9 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { splitU64 } from '../core/index.js';
-import { usdPerUnit } from './pricing.js';
-import type { Database } from './schema.js';
-import { fixedChunks } from './statement-cache.js';
+import { splitU64 } from '../../core/index.js';
+import { usdPerUnit } from '../pricing.js';
+import type { Database } from '../schema.js';
+import { fixedChunks } from '../statement-cache.js';
+import { OTHER_DERIVED_KEYS, POOL_TOTAL_SUMS, type PoolTotalSum } from './definitions.js';
 
 type Db = Transaction<Database> | Kysely<Database>;
 
@@ -14,31 +15,24 @@ type Db = Transaction<Database> | Kysely<Database>;
  * time merge by coalesce/max. TVL (liquidity × the token's latest stored price) is refreshed for
  * the touched pools afterwards (refreshPoolTvl).
  */
-interface PoolRow {
+type PoolRow = Record<PoolTotalSum, number> & {
   pool: string;
   token: string;
   authority: string | null;
   /** −1 = unknown (no PoolCreated indexed). */
   createdMs: number;
-  plays: number;
-  wager_hi: number;
-  wager_lo: number;
-  payout_hi: number;
-  payout_lo: number;
-  pool_fee_hi: number;
-  pool_fee_lo: number;
-  usd_wager: number;
-  usd_pool_fee: number;
-  usd_house_pnl: number;
   liqKey: string | null;
   liquidity: bigint | null;
   lpKey: string | null;
   lpSupply: bigint | null;
   /** −1 = none yet. */
   lastMs: number;
-}
+};
 
-const SUMS = ['plays', 'wager_hi', 'wager_lo', 'payout_hi', 'payout_lo', 'pool_fee_hi', 'pool_fee_lo', 'usd_wager', 'usd_pool_fee', 'usd_house_pnl'] as const;
+const SUMS = POOL_TOTAL_SUMS;
+
+/** A row's sums before its first event: every POOL_TOTAL_SUMS column at 0. */
+const ZERO_SUMS = Object.fromEntries(SUMS.map((c) => [c, 0])) as Record<PoolTotalSum, number>;
 
 /** A game's contribution: its token amounts (smallest units), USD values, and the liquidity it reported. */
 export interface PoolGame {
@@ -52,6 +46,10 @@ export interface PoolGame {
   liquidity: bigint;
 }
 
+/**
+ * Merges a batch's (or a rebuild chunk's) games, pool changes and creations per pool in memory;
+ * `flush` upserts each touched ru_pool row once and refreshes its TVL.
+ */
 export class PoolAccumulator {
   private readonly rows = new Map<string, PoolRow>();
 
@@ -60,8 +58,7 @@ export class PoolAccumulator {
     if (!r) {
       r = {
         pool, token, authority: null, createdMs: -1,
-        plays: 0, wager_hi: 0, wager_lo: 0, payout_hi: 0, payout_lo: 0, pool_fee_hi: 0, pool_fee_lo: 0,
-        usd_wager: 0, usd_pool_fee: 0, usd_house_pnl: 0,
+        ...ZERO_SUMS,
         liqKey: null, liquidity: null, lpKey: null, lpSupply: null, lastMs: -1,
       };
       this.rows.set(pool, r);
@@ -138,7 +135,7 @@ export class PoolAccumulator {
       const later = (k: string) => sql.raw(`excluded.${k} is not null and (ru_pool.${k} is null or excluded.${k} > ru_pool.${k})`);
       await sql`insert into ru_pool (pool, token, authority, created_ms, ${sql.raw(SUMS.join(', '))}, liq_key, liquidity, lp_key, lp_supply, last_ms, tvl_usd)
         values ${sql.join(tuples)}
-        on conflict (pool) do update set
+        on conflict (${sql.raw(OTHER_DERIVED_KEYS.ru_pool.join(', '))}) do update set
           authority = coalesce(excluded.authority, ru_pool.authority),
           created_ms = case when excluded.created_ms >= 0 then excluded.created_ms else ru_pool.created_ms end,
           ${sql.join(SUMS.map((c) => sql.raw(`${c} = ru_pool.${c} + excluded.${c}`)))},

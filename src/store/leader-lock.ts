@@ -1,15 +1,14 @@
 import pg from 'pg';
-import type { Common } from '../core/index.js';
-import { sleep } from '../solana/index.js';
+import { sleep, type Common } from '../core/index.js';
 
 /**
- * Exactly one active indexer per PostgreSQL database and schema (docs/deployment.md, docs/design.md §1): the
+ * The leader lock: the store owns this driver connection as it owns its others. Exactly one active indexer per PostgreSQL database and schema (docs/deployment.md, docs/design.md §1): the
  * leader holds a session-level advisory lock on a dedicated connection. PostgreSQL releases
  * it when that session ends — the process exits or is killed (the kernel closes its socket),
  * or the server drops the connection — so a standby polling `pg_try_advisory_lock` takes
  * over within one poll interval. SQLite needs none of this: one process owns the file.
  */
-export interface LeaderElectionOptions {
+export interface LeaderLockOptions {
   common: Common;
   /** The primary's connection URL (DATABASE_URL without `schema=`). */
   url: string;
@@ -21,14 +20,16 @@ export interface LeaderElectionOptions {
   heartbeatMs?: number;
 }
 
-export interface LeaderElection {
+/** The leader lock of one database and schema (createLeaderLock). */
+export interface LeaderLock {
   /**
    * Resolves once this process holds the lock; polls every `pollIntervalMs` meanwhile
-   * (connection errors are logged and retried). Rejects with an AbortError when `signal` aborts.
+   * (connection errors are logged and retried). Rejects when `signal` aborts (its reason, or AppError ABORTED while waiting between polls).
    */
   acquire(signal: AbortSignal): Promise<Leadership>;
 }
 
+/** The lock, held: lost when its connection fails, released by the holder. */
 export interface Leadership {
   /** Resolves (with the reason) when the lock connection is lost: stop writing at once. */
   readonly lost: Promise<Error>;
@@ -41,7 +42,11 @@ export function leaderLockName(schema: string | undefined): string {
   return `gamba-analytics:indexer:${schema ?? 'public'}`;
 }
 
-export function createLeaderElection(o: LeaderElectionOptions): LeaderElection {
+/**
+ * A leader lock on PostgreSQL (a session-level advisory lock, PostgreSQL documentation "Advisory
+ * Locks") on its own connection; nothing connects until `acquire`.
+ */
+export function createLeaderLock(o: LeaderLockOptions): LeaderLock {
   const { logger } = o.common;
   const pollIntervalMs = o.pollIntervalMs ?? 3000;
   const heartbeatMs = o.heartbeatMs ?? 5000;

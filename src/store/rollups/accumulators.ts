@@ -1,45 +1,36 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { splitU64 } from '../core/index.js';
-import type { DialectAdapter } from './dialect.js';
-import type { Database } from './schema.js';
-import { fixedChunks, runPrecompiled } from './statement-cache.js';
+import { splitU64 } from '../../core/index.js';
+import type { DialectAdapter } from '../dialect.js';
+import type { Database } from '../schema.js';
+import { fixedChunks, runPrecompiled } from '../statement-cache.js';
+import {
+  blockOf,
+  EXTREME_COLUMNS,
+  EXTREMES,
+  GAME_SUMS,
+  POOL_SUMS,
+  hasPoolSums,
+  OTHER_DERIVED_KEYS,
+  playerCounterName,
+  playerCounterOf,
+  POOL_SUM_COLUMNS,
+  ROLLUP_KEYS,
+  ROLLUP_TABLES,
+  SUM_COLUMNS,
+  type ExtremeColumn,
+  type GameSumColumn,
+  type PoolSumColumn,
+  type RollupTable,
+} from './definitions.js';
 
-/** The additive contribution of one or more games to a rollup row (schema.ts GameSums). */
-export interface GameDelta {
-  plays: number;
-  /** Games with a jackpot payout (is_jackpot = 1): /events/settledGames?onlyJackpots totals. */
-  jackpots: number;
-  wager_hi: number;
-  wager_lo: number;
-  payout_hi: number;
-  payout_lo: number;
-  jackpot_hi: number;
-  jackpot_lo: number;
-  usd_wager: number;
-  usd_profit: number;
-  usd_creator_fee: number;
-  usd_gamba_fee: number;
-  usd_net: number;
-  max_usd_profit: number;
-  min_usd_profit: number;
-  first_ms: number;
-  last_ms: number;
-  /** Σ poolFee halves, its USD and the house PnL in USD (kept by ru_pool_day only: POOL_SUM_TABLES). */
-  pool_fee_hi: number;
-  pool_fee_lo: number;
-  usd_pool_fee: number;
-  usd_house_pnl: number;
-}
+/**
+ * The additive contribution of one or more games to a rollup row (rollups/definitions.ts: the
+ * game sums, the pool sums — written only to rollups with `poolSums` — and the extremes).
+ * Token amounts are 32-bit halves of smallest units; USD values are doubles; times are ms.
+ */
+export type GameDelta = Record<GameSumColumn | PoolSumColumn | ExtremeColumn, number>;
 
-/** Pool-side sums (schema.ts PoolSums, migration 0006), written only to the tables of POOL_SUM_TABLES. */
-export const POOL_SUM_COLUMNS = ['pool_fee_hi', 'pool_fee_lo', 'usd_pool_fee', 'usd_house_pnl'] as const;
-
-export const SUM_COLUMNS = [
-  'plays', 'jackpots', 'wager_hi', 'wager_lo', 'payout_hi', 'payout_lo', 'jackpot_hi', 'jackpot_lo',
-  'usd_wager', 'usd_profit', 'usd_creator_fee', 'usd_gamba_fee', 'usd_net',
-] as const;
-
-/** The raw facts of a game a delta is made from. */
+/** The raw facts of a game a delta is made from (token amounts in smallest units, time in ms). */
 export interface GameFacts {
   timeMs: number;
   wager: bigint;
@@ -67,9 +58,16 @@ export function gameDelta(g: GameFacts): GameDelta {
   };
 }
 
+/** Every sum that is not USD (counts and token halves) at 0: what re-pricing adds to them. */
+const NO_COUNTS_OR_TOKENS = Object.fromEntries(
+  Object.entries({ ...GAME_SUMS, ...POOL_SUMS })
+    .filter(([, kind]) => kind !== 'usd')
+    .map(([c]) => [c, 0]),
+) as Record<Exclude<GameSumColumn | PoolSumColumn, keyof ReturnType<typeof usdPart>>, number>;
+
 /** Delta of re-pricing a stored game: only its USD values (docs/design.md §6). */
 export function repriceDelta(g: GameFacts): GameDelta {
-  return { plays: 0, jackpots: 0, wager_hi: 0, wager_lo: 0, payout_hi: 0, payout_lo: 0, jackpot_hi: 0, jackpot_lo: 0, pool_fee_hi: 0, pool_fee_lo: 0, ...usdPart(g) };
+  return { ...NO_COUNTS_OR_TOKENS, ...usdPart(g) };
 }
 
 function usdPart(g: GameFacts) {
@@ -88,64 +86,18 @@ function usdPart(g: GameFacts) {
   };
 }
 
+/** The extremes by how they merge (hoisted out of the per-row loop). */
+const MAX_COLUMNS = EXTREME_COLUMNS.filter((c) => EXTREMES[c].merge === 'max');
+const MIN_COLUMNS = EXTREME_COLUMNS.filter((c) => EXTREMES[c].merge === 'min');
+
 function merge(into: GameDelta, d: GameDelta): void {
   for (const c of SUM_COLUMNS) into[c] += d[c];
   for (const c of POOL_SUM_COLUMNS) into[c] += d[c];
-  into.max_usd_profit = Math.max(into.max_usd_profit, d.max_usd_profit);
-  into.min_usd_profit = Math.min(into.min_usd_profit, d.min_usd_profit);
-  into.first_ms = Math.min(into.first_ms, d.first_ms);
-  into.last_ms = Math.max(into.last_ms, d.last_ms);
+  for (const c of MAX_COLUMNS) into[c] = Math.max(into[c], d[c]);
+  for (const c of MIN_COLUMNS) into[c] = Math.min(into[c], d[c]);
 }
 
-export type RollupTable =
-  | 'ru_daily' | 'ru_day' | 'ru_day_c' | 'ru_pool_day' | 'ru_ctp'
-  | 'ru_user_ctp' | 'ru_user' | 'ru_user_c' | 'ru_user_t' | 'ru_user_tp' | 'ru_user_ct' | 'ru_day_user' | 'ru_block_user';
-
-/**
- * Days per block of ru_block_user: an unfiltered `startTime` window reads whole blocks after
- * the start day's block, then the start block's remaining days from ru_day_user, then the raw
- * games of the partial start day (queries/common.ts windowSource). Blocks are internal: day
- * numbers since the epoch divided by 32, not calendar months.
- */
-export const BLOCK_DAYS = 32;
-
-/** Rollups that also keep the pool-side sums (POOL_SUM_COLUMNS): windows of GET /pool (migration 0006). */
-const POOL_SUM_TABLES: ReadonlySet<RollupTable> = new Set(['ru_pool_day']);
-export const blockOf = (day: number | bigint): number => Math.floor(Number(day) / BLOCK_DAYS);
-
-export const ROLLUP_KEYS: Record<RollupTable, readonly string[]> = {
-  ru_daily: ['day', 'creator', 'token', 'pool', 'player'],
-  ru_day: ['day'],
-  ru_day_c: ['day', 'creator'],
-  ru_pool_day: ['pool', 'day', 'token'],
-  ru_ctp: ['creator', 'token', 'pool'],
-  ru_user_ctp: ['player', 'creator', 'token', 'pool'],
-  ru_user: ['player'],
-  ru_user_c: ['player', 'creator'],
-  ru_user_t: ['player', 'token'],
-  ru_user_tp: ['player', 'token', 'pool'],
-  ru_user_ct: ['player', 'creator', 'token'],
-  ru_day_user: ['day', 'player'],
-  ru_block_user: ['block', 'player'],
-};
-
-const ROLLUP_TABLES = Object.keys(ROLLUP_KEYS) as RollupTable[];
-
-/**
- * Player counters kept per per-player rollup (the `total` of /players and /stats players, read
- * without counting rows): a player's first row in the table adds 1 to the counter named here.
- * Names: 'players' (all), 'players:c:<creator>', 'players:t:<token>', 'players:p:<pool>',
- * 'players:ct:<creator>:<token>', 'players:cp:<creator>:<pool>'.
- */
-export const PLAYER_COUNTERS: Partial<Record<RollupTable, (k: Record<string, string | number>) => string>> = {
-  ru_user: () => 'players',
-  ru_user_c: (k) => `players:c:${k.creator}`,
-  ru_user_t: (k) => `players:t:${k.token}`,
-  ru_user_tp: (k) => `players:p:${k.pool}`,
-  ru_user_ct: (k) => `players:ct:${k.creator}:${k.token}`,
-  ru_user_ctp: (k) => `players:cp:${k.creator}:${k.pool}`,
-};
-
+/** The dimensions of one game a rollup row's key is taken from (day: UTC day number). */
 export interface GameDims {
   day: number;
   creator: string;
@@ -191,16 +143,16 @@ export class RollupAccumulator {
   /**
    * Writes every touched row once (multi-row upserts in fixed-size chunks: few distinct SQL
    * texts, so prepared statements are reused) and counts rows created in the per-player
-   * rollups into `counters` (PLAYER_COUNTERS), so no reader ever counts players.
+   * rollups into `counters` (definitions.ts playerCounterName), so no reader ever counts players.
    */
   async flush(trx: Transaction<Database> | Kysely<Database>, a: DialectAdapter, counters?: CounterAccumulator): Promise<void> {
     for (const [table, m] of this.rows) {
       const rows = [...m.values()];
-      const name = counters ? PLAYER_COUNTERS[table] : undefined;
+      const countNew = counters !== undefined && playerCounterOf(table) !== undefined;
       // Bound-parameter limits: SQLite 32766, PostgreSQL 65535; 22 columns × 256 rows stays under both.
       for (const chunk of fixedChunks(rows)) {
-        const fresh = await upsertRollups(trx, a, table, chunk, name !== undefined);
-        if (name) for (const k of fresh) counters!.add(name(k), 1);
+        const fresh = await upsertRollups(trx, a, table, chunk, countNew);
+        if (countNew) for (const k of fresh) counters!.add(playerCounterName(table, k)!, 1);
       }
     }
     this.rows.clear();
@@ -220,8 +172,8 @@ async function upsertRollups(
   countNew: boolean,
 ): Promise<Record<string, string | number>[]> {
   const keyCols = ROLLUP_KEYS[table];
-  const sums: readonly string[] = POOL_SUM_TABLES.has(table) ? [...SUM_COLUMNS, ...POOL_SUM_COLUMNS] : SUM_COLUMNS;
-  const cols = [...keyCols, ...sums, 'max_usd_profit', 'min_usd_profit', 'first_ms', 'last_ms'];
+  const sums: readonly string[] = hasPoolSums(table) ? [...SUM_COLUMNS, ...POOL_SUM_COLUMNS] : SUM_COLUMNS;
+  const cols = [...keyCols, ...sums, ...EXTREME_COLUMNS];
   const params: unknown[] = [];
   for (const { key, delta } of rows) for (const c of cols) params.push(c in key ? key[c] : delta[c as keyof GameDelta]);
   const t = sql.raw(table);
@@ -229,10 +181,7 @@ async function upsertRollups(
   const ex = (c: string) => sql.raw(`excluded.${c}`);
   const updates = [
     ...sums.map((c) => sql`${sql.raw(c)} = ${ref(c)} + ${ex(c)}`),
-    sql`max_usd_profit = ${a.greatest(ref('max_usd_profit'), ex('max_usd_profit'))}`,
-    sql`min_usd_profit = ${a.least(ref('min_usd_profit'), ex('min_usd_profit'))}`,
-    sql`first_ms = ${a.least(ref('first_ms'), ex('first_ms'))}`,
-    sql`last_ms = ${a.greatest(ref('last_ms'), ex('last_ms'))}`,
+    ...EXTREME_COLUMNS.map((c) => sql`${sql.raw(c)} = ${(EXTREMES[c].merge === 'max' ? a.greatest : a.least)(ref(c), ex(c))}`),
   ];
   const anyPlays = rows.some((r) => r.delta.plays > 0);
   const returning = countNew && anyPlays ? sql` returning ${sql.raw(keyCols.join(', '))}, plays` : sql``;
@@ -257,7 +206,7 @@ async function upsertRollups(
 /**
  * Named counters (table ru_counter) accumulated per batch and added in one upsert: totals
  * that would otherwise be COUNT(*) over history (docs/design.md §7). Names: 'signatures',
- * 'pool_changes', 'pool_changes:<pool>', 'unpriced_games', and the player counters (PLAYER_COUNTERS).
+ * 'pool_changes', 'pool_changes:<pool>', 'unpriced_games', and the player counters (definitions.ts playerCounterName).
  */
 export class CounterAccumulator {
   private readonly counts = new Map<string, number>();
@@ -270,7 +219,7 @@ export class CounterAccumulator {
     const rows = [...this.counts].filter(([, n]) => n !== 0);
     for (const chunk of fixedChunks(rows)) {
       await sql`insert into ru_counter (name, n) values ${sql.join(chunk.map(([name, n]) => sql`(${name}, ${n})`))}
-        on conflict (name) do update set n = ru_counter.n + excluded.n`.execute(db);
+        on conflict (${sql.raw(OTHER_DERIVED_KEYS.ru_counter.join(', '))}) do update set n = ru_counter.n + excluded.n`.execute(db);
     }
     this.counts.clear();
   }
@@ -303,7 +252,7 @@ export class PoolHourAccumulator {
         .map((r) => sql`(${r.pool}, ${r.hourMs}, ${r.liqKey}, ${r.liquidity.toString()}, ${r.lpKey}, ${r.lpSupply === null ? null : r.lpSupply.toString()})`);
       await sql`insert into ru_pool_hour (pool, hour_ms, liq_key, liquidity, lp_key, lp_supply)
         values ${sql.join(tuples)}
-        on conflict (pool, hour_ms) do update set
+        on conflict (${sql.raw(OTHER_DERIVED_KEYS.ru_pool_hour.join(', '))}) do update set
           liquidity = case when excluded.liq_key > ru_pool_hour.liq_key then excluded.liquidity else ru_pool_hour.liquidity end,
           liq_key = case when excluded.liq_key > ru_pool_hour.liq_key then excluded.liq_key else ru_pool_hour.liq_key end,
           lp_supply = case when excluded.lp_key is not null and (ru_pool_hour.lp_key is null or excluded.lp_key > ru_pool_hour.lp_key) then excluded.lp_supply else ru_pool_hour.lp_supply end,

@@ -1,0 +1,262 @@
+import { type Insertable, type Kysely, type Transaction } from 'kysely';
+import { dayOf, hourFloor, splitU64 } from '../../core/index.js';
+import type { GameSettled, LocatedEvent, PoolChange, PoolCreated } from '../../protocol/index.js';
+import type { DialectAdapter } from '../dialect.js';
+import { orderKey } from '../order-key.js';
+import { gameUsd, PriceLookup } from '../pricing.js';
+import { CounterAccumulator, gameDelta, PoolAccumulator, PoolHourAccumulator, RollupAccumulator, type GameDelta, type GameDims } from '../rollups/index.js';
+import { fixedChunks, runPrecompiled } from '../statement-cache.js';
+import type { Database } from '../schema.js';
+import type { WriteBatch, WriteResult } from '../types.js';
+
+type Db = Transaction<Database> | Kysely<Database>;
+
+const u64Fields = (d: GameSettled) => ({
+  underlyingUsed: d.underlyingUsed.toString(),
+  bonusUsed: d.bonusUsed.toString(),
+  payoutFromBonusPool: d.payoutFromBonusPool.toString(),
+  payoutFromNormalPool: d.payoutFromNormalPool.toString(),
+  jackpotProbabilityUbps: d.jackpotProbabilityUbps.toString(),
+  jackpotResult: d.jackpotResult.toString(),
+  nonce: d.nonce.toString(),
+  resultIndex: d.resultIndex.toString(),
+});
+
+/** The write path's per-transaction context. */
+interface Ctx {
+  db: Db;
+  dialect: DialectAdapter['kind'];
+  prices: PriceLookup;
+  rollups: RollupAccumulator;
+  poolHours: PoolHourAccumulator;
+  /** ru_pool (migration 0006): per-pool sums, latest liquidity / LP supply, creation. */
+  poolTotals: PoolAccumulator;
+  counters: CounterAccumulator;
+  /** pool → token of pools touched by this batch. */
+  pools: Map<string, string>;
+  result: WriteResult;
+}
+
+type GameRow = Insertable<Database['games']>;
+
+/** Builds the games row of an event (USD from the price at its hour, or un-priced). */
+async function gameRow(ctx: Ctx, e: LocatedEvent & { name: 'GameSettled' }): Promise<{ row: GameRow; delta: GameDelta; dims: GameDims; e: typeof e; usd: ReturnType<typeof gameUsd> }> {
+  const d = e.data;
+  const timeMs = e.blockTime * 1000;
+  const hourMs = hourFloor(timeMs);
+  const p = await ctx.prices.perUnit(d.tokenMint, hourMs);
+  const usd = gameUsd(
+    { wager: d.wager, payout: d.payout, jackpot: d.jackpotPayoutToUser, creatorFee: d.creatorFee, gambaFee: d.gambaFee, poolFee: d.poolFee, jackpotFee: d.jackpotFee },
+    p,
+  );
+  const w = splitU64(d.wager);
+  const pay = splitU64(d.payout);
+  const j = splitU64(d.jackpotPayoutToUser);
+  const row: GameRow = {
+    signature: e.signature,
+    event_index: e.eventIndex,
+    slot: e.slot,
+    block_time: e.blockTime,
+    time_ms: timeMs,
+    day: dayOf(timeMs),
+    hour_ms: hourMs,
+    player: d.user,
+    creator: d.creator,
+    token: d.tokenMint,
+    pool: d.pool,
+    wager: d.wager.toString(),
+    payout: d.payout.toString(),
+    jackpot: d.jackpotPayoutToUser.toString(),
+    wager_hi: w.hi,
+    wager_lo: w.lo,
+    payout_hi: pay.hi,
+    payout_lo: pay.lo,
+    jackpot_hi: j.hi,
+    jackpot_lo: j.lo,
+    creator_fee: d.creatorFee.toString(),
+    gamba_fee: d.gambaFee.toString(),
+    pool_fee: d.poolFee.toString(),
+    jackpot_fee: d.jackpotFee.toString(),
+    multiplier_bps: d.multiplierBps,
+    is_jackpot: d.jackpotPayoutToUser > 0n ? 1 : 0,
+    pool_liquidity: d.poolLiquidity.toString(),
+    usd_per_unit: p,
+    usd_wager: usd.wager,
+    usd_profit: usd.profit,
+    usd_creator_fee: usd.creatorFee,
+    usd_gamba_fee: usd.gambaFee,
+    usd_net: usd.net,
+    data: JSON.stringify({ ...u64Fields(d), clientSeed: d.clientSeed, bet: d.bet, rngSeed: d.rngSeed, nextRngSeedHashed: d.nextRngSeedHashed, metadata: d.metadata }),
+  };
+  return {
+    row,
+    e,
+    dims: { day: dayOf(timeMs), creator: d.creator, token: d.tokenMint, pool: d.pool, player: d.user },
+    delta: gameDelta({ timeMs, wager: d.wager, payout: d.payout, jackpot: d.jackpotPayoutToUser, poolFee: d.poolFee, usd }),
+    usd,
+  };
+}
+
+/** Bulk-inserts games (ON CONFLICT DO NOTHING … RETURNING) and rolls up only the new ones. */
+async function insertGames(ctx: Ctx, events: (LocatedEvent & { name: 'GameSettled' })[]): Promise<void> {
+  const built = [];
+  for (const e of events) built.push(await gameRow(ctx, e));
+  // 35 columns × 256 rows stays under SQLite's and PostgreSQL's bound-parameter limits.
+  for (const chunk of fixedChunks(built)) {
+    const rows = chunk.map((b) => b.row);
+    const cols = Object.keys(rows[0]!) as (keyof GameRow)[];
+    const params: unknown[] = [];
+    for (const r of rows) for (const c of cols) params.push(r[c]);
+    const inserted = await runPrecompiled<{ signature: string; event_index: number }>(
+      ctx.db,
+      `${ctx.dialect}:games:${rows.length}`,
+      () => ctx.db.insertInto('games').values(rows).onConflict((oc) => oc.columns(['signature', 'event_index']).doNothing()).returning(['signature', 'event_index']).compile(),
+      params,
+    );
+    const isNew = new Set(inserted.rows.map((r) => `${r.signature} ${r.event_index}`));
+    for (const b of chunk) {
+      if (!isNew.has(`${b.e.signature} ${b.e.eventIndex}`)) {
+        ctx.result.duplicates++;
+        continue;
+      }
+      ctx.result.gamesInserted++;
+      if (b.row.usd_per_unit === null) ctx.counters.add('unpriced_games', 1);
+      ctx.rollups.add(b.dims, b.delta);
+      const key = orderKey(b.e.slot, b.e.signature, b.e.eventIndex);
+      ctx.poolHours.add(b.e.data.pool, Number(b.row.hour_ms), key, b.e.data.poolLiquidity, null);
+      const d = b.e.data;
+      ctx.poolTotals.game(d.pool, d.tokenMint, { timeMs: Number(b.row.time_ms), wager: d.wager, payout: d.payout, poolFee: d.poolFee, usd: b.usd, key, liquidity: d.poolLiquidity });
+      ctx.pools.set(b.e.data.pool, b.e.data.tokenMint);
+    }
+  }
+}
+
+async function insertPoolChange(ctx: Ctx, e: LocatedEvent & { name: 'PoolChange' }): Promise<void> {
+  const d: PoolChange = e.data;
+  const timeMs = e.blockTime * 1000;
+  const hourMs = hourFloor(timeMs);
+  const p = await ctx.prices.perUnit(d.tokenMint, hourMs);
+  const res = await ctx.db
+    .insertInto('pool_changes')
+    .values({
+      signature: e.signature,
+      event_index: e.eventIndex,
+      slot: e.slot,
+      block_time: e.blockTime,
+      time_ms: timeMs,
+      hour_ms: hourMs,
+      player: d.user,
+      pool: d.pool,
+      token: d.tokenMint,
+      action: d.action,
+      amount: d.amount.toString(),
+      post_liquidity: d.postLiquidity.toString(),
+      lp_supply: d.lpSupply.toString(),
+      usd_per_unit: p,
+      usd_amount: p === null ? 0 : Number(d.amount) * p,
+    })
+    .onConflict((oc) => oc.columns(['signature', 'event_index']).doNothing())
+    .executeTakeFirst();
+  if (Number(res.numInsertedOrUpdatedRows ?? 0) === 0) {
+    ctx.result.duplicates++;
+    return;
+  }
+  ctx.result.poolChangesInserted++;
+  ctx.counters.add('pool_changes', 1);
+  ctx.counters.add(`pool_changes:${d.pool}`, 1);
+  const key = orderKey(e.slot, e.signature, e.eventIndex);
+  ctx.poolHours.add(d.pool, hourMs, key, d.postLiquidity, d.lpSupply);
+  ctx.poolTotals.change(d.pool, d.tokenMint, timeMs, key, d.postLiquidity, d.lpSupply);
+  ctx.pools.set(d.pool, d.tokenMint);
+}
+
+async function insertPoolCreated(ctx: Ctx, e: LocatedEvent & { name: 'PoolCreated' }): Promise<void> {
+  const d: PoolCreated = e.data;
+  const existing = await ctx.db.selectFrom('pools').selectAll().where('pool', '=', d.pool).executeTakeFirst();
+  if (existing?.created_signature) {
+    ctx.result.duplicates++;
+    return;
+  }
+  const created = { authority: d.authority, created_signature: e.signature, created_event_index: e.eventIndex, created_time_ms: e.blockTime * 1000 };
+  if (existing) await ctx.db.updateTable('pools').set(created).where('pool', '=', d.pool).execute();
+  else await ctx.db.insertInto('pools').values({ pool: d.pool, token: d.tokenMint, ...created }).execute();
+  ctx.poolTotals.created(d.pool, existing?.token ?? d.tokenMint, d.authority, created.created_time_ms);
+  ctx.result.poolsCreatedInserted++;
+}
+
+/** Pools first seen in this batch get a row (token known from their events). */
+async function ensurePools(db: Db, pools: Map<string, string>): Promise<void> {
+  if (pools.size === 0) return;
+  await db
+    .insertInto('pools')
+    .values([...pools].map(([pool, token]) => ({ pool, token, authority: null, created_signature: null, created_event_index: null, created_time_ms: null })))
+    .onConflict((oc) => oc.column('pool').doNothing())
+    .execute();
+}
+
+/**
+ * The one write path (docs/design.md §7): events, signatures, checkpoints and rollups in one
+ * transaction. `knownPrices`: the store's (mint, hour) → USD price cache (pricing.ts PriceLookup).
+ */
+export async function writeBatch(
+  db: Kysely<Database>,
+  a: DialectAdapter,
+  decimals: Map<string, number>,
+  batch: WriteBatch,
+  knownPrices?: Map<string, number>,
+): Promise<WriteResult> {
+  return db.transaction().execute(async (trx) => {
+    const ctx: Ctx = {
+      db: trx,
+      dialect: a.kind,
+      prices: new PriceLookup(trx, decimals, knownPrices),
+      rollups: new RollupAccumulator(),
+      poolHours: new PoolHourAccumulator(),
+      poolTotals: new PoolAccumulator(),
+      counters: new CounterAccumulator(),
+      pools: new Map(),
+      result: { gamesInserted: 0, poolChangesInserted: 0, poolsCreatedInserted: 0, duplicates: 0 },
+    };
+    const sigs = batch.signatures ?? [];
+    for (const chunk of fixedChunks(sigs)) {
+      const inserted = await trx
+        .insertInto('signatures')
+        .values(chunk.map((s) => ({ signature: s.signature, slot: s.slot, block_time: s.blockTime, failed: s.failed ? 1 : 0 })))
+        .onConflict((oc) => oc.column('signature').doNothing())
+        .returning('signature')
+        .execute();
+      ctx.counters.add('signatures', inserted.length);
+    }
+    const games = batch.events.filter((e): e is LocatedEvent & { name: 'GameSettled' } => e.name === 'GameSettled');
+    await insertGames(ctx, games);
+    for (const e of batch.events) {
+      if (e.name === 'PoolChange') await insertPoolChange(ctx, e);
+      else if (e.name === 'PoolCreated') await insertPoolCreated(ctx, e);
+    }
+    await ensurePools(trx, ctx.pools);
+    await ctx.rollups.flush(trx, a, ctx.counters);
+    await ctx.poolHours.flush(trx);
+    await ctx.poolTotals.flush(trx);
+    await ctx.counters.flush(trx);
+    const state: Record<string, string> = { ...(batch.state ?? {}) };
+    for (const [reason, n] of Object.entries(batch.skipped ?? {})) {
+      if (!n) continue;
+      const key = `skipped.${reason}`;
+      const row = await trx.selectFrom('sync_state').select('value').where('key', '=', key).executeTakeFirst();
+      state[key] = String(Number(row?.value ?? 0) + n);
+    }
+    await setStateIn(trx, state);
+    return ctx.result;
+  });
+}
+
+/** Upserts sync_state entries (checkpoints, skip counters: docs/architecture.md convention 3), in `db`'s transaction if any. */
+export async function setStateIn(db: Db, entries: Record<string, string>): Promise<void> {
+  for (const [key, value] of Object.entries(entries)) {
+    await db
+      .insertInto('sync_state')
+      .values({ key, value })
+      .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
+      .execute();
+  }
+}

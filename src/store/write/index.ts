@@ -1,0 +1,8 @@
+/**
+ * The store's write jobs, one file each: a batch of events with its rollups (batch.ts), the
+ * re-pricing of stored games when prices arrive (reprice.ts), and the rebuild of every derived
+ * table from raw events (rebuild.ts).
+ */
+export { setStateIn, writeBatch } from './batch.js';
+export { putPrices } from './reprice.js';
+export { rebuildRollups, rebuildRollupsIn } from './rebuild.js';
