@@ -15,6 +15,8 @@ import { type KeyKind, positionValues } from './keyset.js';
  * - grouped by player, or filtered by one but not grouped by game: ru_daily (day × creator ×
  *   token × pool × player);
  * - one player grouped by game: that player's raw games of the window (games_player_time index).
+ * All time reads the all-time rollups instead: ru_user_ctp with a player, ru_ctp without, and
+ * every day of ru_day_game when grouped by game.
  */
 
 /** Group columns of each groupBy, in key order: a row's amounts are always in one token. */
@@ -65,6 +67,10 @@ export async function houseEdge(db: Kysely<Database>, q: HouseEdgeQuery): Promis
   const parts: RawBuilder<unknown>[] = [];
   if (q.groupBy === 'game' && q.user !== undefined) {
     parts.push(rawGames(q.startTime, q.endTime));
+  } else if (q.startTime === undefined && q.endTime === undefined) {
+    // All time: the all-time rollups (per player × creator × token × pool; per creator × token × pool), or every day of ru_day_game.
+    const table = sql.raw(q.groupBy === 'player' || q.user !== undefined ? 'ru_user_ctp' : q.groupBy === 'game' ? 'ru_day_game' : 'ru_ctp');
+    parts.push(sql`select ${cols}, ${sums} from ${table} where 1=1 ${filterSql(f)}`);
   } else {
     const table = sql.raw(q.groupBy === 'player' || q.user !== undefined ? 'ru_daily' : 'ru_day_game');
     const { days, raw } = splitWindow(q.startTime, q.endTime);
@@ -82,9 +88,10 @@ export async function houseEdge(db: Kysely<Database>, q: HouseEdgeQuery): Promis
     const [k0, k1] = keyCols.map((c) => sql.raw(c));
     keyset = v.length === 1 ? sql`where ${k0} > ${v[0]}` : sql`where ${k0} > ${v[0]} or (${k0} = ${v[0]} and ${k1} > ${v[1]})`;
   }
+  // Ordered by every group column (for pool and token the key determines the token): the GROUP BY's own order, no second sort.
   const res = await sql<Record<string, unknown>>`select ${cols}, ${sql.raw(EDGE_SUMS.map((c) => `sum(${c}) as ${c}`).join(', '))}
     from (${sql.join(parts, sql` union all `)}) u ${keyset}
-    group by ${cols} order by ${sql.raw(keyCols.join(', '))} limit ${q.limit + 1}`.execute(db);
+    group by ${cols} order by ${cols} limit ${q.limit + 1}`.execute(db);
   const rows = res.rows.slice(0, q.limit);
   const last = rows[rows.length - 1];
   return {
