@@ -105,7 +105,7 @@ const PLATFORM_SORT = ['usd_volume', 'usd_revenue'] as const;
 const POOL_SORT = ['tvl_usd', 'usd_volume', 'plays', 'pool_fees_usd', 'created_time'] as const satisfies readonly PoolSortBy[];
 /** GET /house-edge groupings and GET /house-edge/wins orderings; LP price intervals (docs/design.md §10). */
 const HOUSE_GROUP_BY = ['creator', 'pool', 'token', 'player', 'game'] as const satisfies readonly HouseEdgeGroupBy[];
-const WINS_SORT = ['multiplier', 'usd_profit'] as const satisfies readonly BiggestWinsQuery['sortBy'][];
+const WINS_SORT = ['multiplier', 'usd_profit', 'payout'] as const satisfies readonly BiggestWinsQuery['sortBy'][];
 const LP_INTERVALS = ['hour', 'day'] as const satisfies readonly LpInterval[];
 
 /**
@@ -150,7 +150,7 @@ export const PARAMS = {
   houseGroupBy: oneOf('Grouping: platform (creator), pool, token, player or game kind; creator, player and game rows are per token', HOUSE_GROUP_BY, 'creator'),
   houseLimit: integer('Groups per page', 1, 1000, 100),
   houseCursor: cursor('Opaque keyset cursor: the `nextCursor` of the previous page, with the same groupBy'),
-  winsSortBy: oneOf('Ordering, descending (ties: newest first): payout multiplier or USD profit', WINS_SORT, 'multiplier'),
+  winsSortBy: oneOf('Ordering, descending (ties: newest first): payout multiplier, USD profit, or payout (needs token or pool)', WINS_SORT, 'multiplier'),
   winsLimit: integer('Number of wins', 1, 100, 10),
   lpInterval: oneOf('Bucket of the series: UTC hour or UTC day', LP_INTERVALS, 'day'),
   returnsStart: requiredTime('Window start, inclusive: Unix time in milliseconds or an ISO 8601 date-time with a zone'),

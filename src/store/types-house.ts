@@ -53,9 +53,10 @@ export interface HouseEdgeResult {
   next: KeysetPosition | null;
 }
 
-/** GET /house-edge/wins: the biggest wins (payout > wager) among the filtered games, by payout multiplier or USD profit. */
+/** GET /house-edge/wins: the biggest wins (payout > wager) among the filtered games, by payout multiplier, USD profit or payout. */
 export interface BiggestWinsQuery {
-  sortBy: 'multiplier' | 'usd_profit';
+  /** `payout` compares token amounts: the API requires a token or pool filter with it. */
+  sortBy: 'multiplier' | 'usd_profit' | 'payout';
   creator?: string | undefined;
   pool?: string | undefined;
   token?: string | undefined;

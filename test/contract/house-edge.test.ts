@@ -145,6 +145,19 @@ describe('GET /house-edge/wins', () => {
     expect(biggestWins(w, 'multiplier', {}, 10).length).toBe(10);
   });
 
+  it('by payout within one token (a token or pool filter), exact past 2^64', async () => {
+    for (const f of [{ token: c.fixture.tokens.BONK! }, { pool: c.fixture.pools.SOL_A! }, { token: c.fixture.tokens.USDC!, creator: c.fixture.creators[0]! }]) {
+      for (const [wname, win] of windows()) {
+        const r = await c.get('/house-edge/wins', { sortBy: 'payout', ...f, ...win, limit: 9 });
+        expect(r.status, JSON.stringify(r.body)).toBe(200);
+        expectJson(r.body, { results: biggestWins(w, 'payout', { ...f, ...win }, 9) }, `/house-edge/wins payout ${JSON.stringify(f)} ${wname}`);
+      }
+    }
+    const r = await c.get('/house-edge/wins', { sortBy: 'payout', creator: c.fixture.creators[0]! });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toContain("'sortBy'");
+  });
+
   it('400s name the parameter', async () => {
     for (const [q, name] of [[{ sortBy: 'payout' }, 'sortBy'], [{ limit: 101 }, 'limit'], [{ pool: 'nope' }, 'pool'], [{ startTime: 5, endTime: 4 }, 'endTime']] as const) {
       const r = await c.get('/house-edge/wins', q);

@@ -81,15 +81,17 @@ export function houseEdgeAll(w: HouseWorld, groupBy: GroupBy, f: EdgeFilter): Re
   });
 }
 
-/** /house-edge/wins: payout > wager, by multiplier or USD profit desc, then time, signature, event index desc. */
-export function biggestWins(w: HouseWorld, sortBy: 'multiplier' | 'usd_profit', f: EdgeFilter, limit: number): Record<string, unknown>[] {
+/** /house-edge/wins: payout > wager, by multiplier, USD profit or payout desc, then time, signature, event index desc. */
+export function biggestWins(w: HouseWorld, sortBy: 'multiplier' | 'usd_profit' | 'payout', f: EdgeFilter, limit: number): Record<string, unknown>[] {
   const xs = settled(w).filter(({ e, g }) => {
     const d = e.data;
     return d.payout > d.wager && (f.creator === undefined || d.creator === f.creator) && (f.pool === undefined || d.pool === f.pool) &&
       (f.token === undefined || d.tokenMint === f.token) && (f.user === undefined || d.user === f.user) && inWindow(g.time, f);
   });
   const key = (x: (typeof xs)[number]) => (sortBy === 'multiplier' ? x.e.data.multiplierBps : x.g.usd_profit);
-  xs.sort((a, b) => key(b) - key(a) || b.g.time - a.g.time || cmp(b.e.signature, a.e.signature) || b.e.eventIndex - a.e.eventIndex);
+  const byKey = (a: (typeof xs)[number], b: (typeof xs)[number]) =>
+    sortBy === 'payout' ? (b.e.data.payout > a.e.data.payout ? 1 : b.e.data.payout < a.e.data.payout ? -1 : 0) : key(b) - key(a);
+  xs.sort((a, b) => byKey(a, b) || b.g.time - a.g.time || cmp(b.e.signature, a.e.signature) || b.e.eventIndex - a.e.eventIndex);
   return xs.slice(0, limit).map(({ e, g }) => ({
     signature: e.signature, time: g.time, user: e.data.user, creator: e.data.creator, token: e.data.tokenMint, pool: e.data.pool,
     game: kindOfMetadata(e.data.metadata), wager: e.data.wager.toString(), payout: e.data.payout.toString(), jackpot: e.data.jackpotPayoutToUser.toString(),

@@ -140,6 +140,9 @@ async function runEveryRead(): Promise<void> {
       for (const [startTime, endTime] of windows) await q.biggestWins({ sortBy, ...fl, startTime, endTime, limit: 10 });
     }
   }
+  for (const fl of [{ token: f.tokens.SOL }, { pool: f.pools.SOL_A }, { token: f.tokens.SOL, user: f.users[0] }]) {
+    for (const [startTime, endTime] of windows) await q.biggestWins({ sortBy: 'payout', ...fl, startTime, endTime, limit: 10 });
+  }
   for (const interval of ['hour', 'day'] as const) await q.lpPrice({ pool: f.pools.SOL_A, interval, startTime: now - 30 * 24 * H, endTime: now });
   await q.poolReturns({ pool: f.pools.SOL_A, startTime: now - 30 * 24 * H, endTime: now });
   // The indexer's and the key service's reads and updates.

@@ -168,13 +168,15 @@ export function registerHouseRoutes(scope: FastifyInstance, deps: RouteDeps): vo
   scope.get('/house-edge/wins', {
     schema: {
       tags: ['house'],
-      summary: 'Biggest wins (payout > wager) by multiplier or USD profit, with their signatures, over any window [startTime, endTime)',
+      summary: 'Biggest wins (payout > wager) by multiplier, USD profit or payout (one token), with their signatures, over any window [startTime, endTime)',
       querystring: winsQuery.schema,
       response: { 200: obj({ results: { type: 'array', items: winRow } }), ...protectedErrors },
     },
   }, async (request) => {
     const q = winsQuery.parse(request.query);
     checkWindow(q.startTime, q.endTime);
+    // Payouts of different tokens do not compare (docs/design.md §10), as /players token_* sorts.
+    if (q.sortBy === 'payout' && q.token === undefined && q.pool === undefined) throw invalidParameter('sortBy', 'payout needs token or pool (amounts of one token)');
     return { results: (await store.queries.biggestWins(q)).map(winJson) };
   });
 

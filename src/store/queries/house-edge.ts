@@ -116,11 +116,13 @@ export async function houseEdge(db: Kysely<Database>, q: HouseEdgeQuery): Promis
 const WIN_ORDER: Record<BiggestWinsQuery['sortBy'], string> = {
   multiplier: 'multiplier_bps desc, time_ms desc, signature desc, event_index desc',
   usd_profit: 'usd_profit desc, time_ms desc, signature desc, event_index desc',
+  // Exact u64 order from the halves (hi, then lo).
+  payout: 'payout_hi desc, payout_lo desc, time_ms desc, signature desc, event_index desc',
 };
 
 /**
  * GET /house-edge/wins: the `limit` biggest wins (payout > wager) among the filtered games of the
- * window, by multiplier or by USD profit, newest first within ties. Reads the ordering's index
+ * window, by multiplier, USD profit or payout (one token), newest first within ties. Reads the ordering's index
  * from its top until `limit` games match.
  */
 export async function biggestWins(db: Kysely<Database>, q: BiggestWinsQuery): Promise<BiggestWin[]> {
