@@ -54,14 +54,21 @@ export function migration0008(a: DialectAdapter) {
     for (;;) {
       const page = await sql<{ signature: string; event_index: number; wager: string; data: string }>`select signature, event_index, wager, data from games
         ${after ? sql`where signature > ${after[0]} or (signature = ${after[0]} and event_index > ${after[1]})` : sql``}
-        order by signature, event_index limit 2000`.execute(db);
+        order by signature, event_index limit 250`.execute(db);
       if (page.rows.length === 0) break;
-      for (const r of page.rows) {
+      // One UPDATE … FROM per chunk of 250 (SQLite allows 500 compound selects; both engines); the first select names the columns, casts type
+      // the bound values (PostgreSQL binds them as untyped text).
+      const values = page.rows.map((r, i) => {
         const data = JSON.parse(r.data) as { bet?: unknown; metadata?: unknown };
         const x = expectedOf(BigInt(r.wager), data.bet);
-        await sql`update games set expected_payout = ${x.toString()}, expected_hi = ${Number(x / TWO_32)}, expected_lo = ${Number(x % TWO_32)},
-          game_kind = ${kindOf(data.metadata)} where signature = ${r.signature} and event_index = ${r.event_index}`.execute(db);
-      }
+        const as = (name: string) => sql.raw(i === 0 ? ` as ${name}` : '');
+        return sql`select cast(${r.signature} as text)${as('sig')}, cast(${Number(r.event_index)} as integer)${as('idx')},
+          cast(${x.toString()} as text)${as('x')}, cast(${Number(x / TWO_32)} as ${sql.raw(big)})${as('hi')},
+          cast(${Number(x % TWO_32)} as ${sql.raw(big)})${as('lo')}, cast(${kindOf(data.metadata)} as text)${as('k')}`;
+      });
+      await sql`update games set expected_payout = v.x, expected_hi = v.hi, expected_lo = v.lo, game_kind = v.k
+        from (${sql.join(values, sql` union all `)}) v
+        where games.signature = v.sig and games.event_index = v.idx`.execute(db);
       const last = page.rows[page.rows.length - 1]!;
       after = [last.signature, Number(last.event_index)];
     }
