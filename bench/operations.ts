@@ -87,5 +87,15 @@ export function operations(m: DatasetMeta): Operation[] {
     { name: 'chart/plays', path: () => '/chart/plays' },
     { name: 'chart/daily-usd creator', path: (i) => q('/chart/daily-usd', { creator: creator(i) }) },
     { name: 'chart/dao-usd', path: () => '/chart/dao-usd' },
+    // LP returns and house edge (docs/design.md §10).
+    ...windowed('house-edge game startTime', (start, i) => q('/house-edge', { groupBy: 'game', startTime: start(i) })),
+    ...windowed('house-edge creator pool startTime', (start, i) => q('/house-edge', { groupBy: 'creator', pool: pool(i), startTime: start(i) })),
+    ...windowed('house-edge player startTime', (start, i) => q('/house-edge', { groupBy: 'player', startTime: start(i), limit: 100 })),
+    { name: 'house-edge game user', path: (i) => q('/house-edge', { groupBy: 'game', user: user(i) }) },
+    ...windowed('house-edge/wins multiplier startTime', (start, i) => q('/house-edge/wins', { sortBy: 'multiplier', startTime: start(i) })),
+    { name: 'house-edge/wins usd_profit creator', path: (i) => q('/house-edge/wins', { sortBy: 'usd_profit', creator: creator(i) }) },
+    { name: 'pool/lp-price day', path: (i) => q('/pool/lp-price', { pool: pool(i) }) },
+    { name: 'pool/lp-price hour', path: (i) => q('/pool/lp-price', { pool: pool(i), interval: 'hour' }) },
+    ...windowed('pool/returns startTime', (start, i) => q('/pool/returns', { pool: pool(i), startTime: start(i) })),
   ];
 }

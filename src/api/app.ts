@@ -16,6 +16,7 @@ import { ADDRESS_FORMAT, formatValidationError } from './params.js';
 import { registerChartRoutes } from './routes/charts.js';
 import { registerEventRoutes } from './routes/events.js';
 import { registerHealthRoutes } from './routes/health.js';
+import { registerHouseRoutes } from './routes/house.js';
 import { registerPlatformRoutes } from './routes/platforms.js';
 import { registerPlayerRoutes } from './routes/players.js';
 import { registerPoolRoutes } from './routes/pools.js';
@@ -115,6 +116,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     registerPlatformRoutes(api, routeDeps);
     registerPoolRoutes(api, routeDeps);
     registerChartRoutes(api, routeDeps);
+    registerHouseRoutes(api, routeDeps);
   });
 
   await app.ready();

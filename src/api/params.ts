@@ -1,6 +1,6 @@
 import type { FastifySchemaValidationError } from 'fastify';
 import { type Static, type TInteger, type TSchema, type TString, Type } from 'typebox';
-import type { PlayersSortBy, PoolSortBy, SettledGamesOrderBy, SortDirection } from '../store/index.js';
+import type { BiggestWinsQuery, HouseEdgeGroupBy, LpInterval, PlayersSortBy, PoolSortBy, SettledGamesOrderBy, SortDirection } from '../store/index.js';
 import { AppError } from '../core/index.js';
 import { invalidParameter } from './errors.js';
 
@@ -86,6 +86,10 @@ function time(description: string): Param<TString, number, false> {
   return param<TString, number, false>(Type.String({ pattern: TIME_PATTERN, description }), TIME_RULE, false, { parse: (raw, name) => parseTime(name, raw) as number });
 }
 
+function requiredTime(description: string): Param<TString, number, true> {
+  return param<TString, number, true>(Type.String({ pattern: TIME_PATTERN, description }), TIME_RULE, true, { parse: (raw, name) => parseTime(name, raw) as number, required: true });
+}
+
 function cursor(description: string): Param<TString, string, false> {
   return param<TString, string, false>(Type.String({ minLength: 1, maxLength: 512, description }), CURSOR_RULE, false);
 }
@@ -99,6 +103,10 @@ const SORTING = ['ASC', 'DESC'] as const satisfies readonly SortDirection[];
 const PLAYERS_SORT = ['usd_profit', 'usd_volume', 'token_profit', 'token_volume'] as const satisfies readonly PlayersSortBy[];
 const PLATFORM_SORT = ['usd_volume', 'usd_revenue'] as const;
 const POOL_SORT = ['tvl_usd', 'usd_volume', 'plays', 'pool_fees_usd', 'created_time'] as const satisfies readonly PoolSortBy[];
+/** GET /house-edge groupings and GET /house-edge/wins orderings; LP price intervals (docs/design.md §10). */
+const HOUSE_GROUP_BY = ['creator', 'pool', 'token', 'player', 'game'] as const satisfies readonly HouseEdgeGroupBy[];
+const WINS_SORT = ['multiplier', 'usd_profit', 'payout'] as const satisfies readonly BiggestWinsQuery['sortBy'][];
+const LP_INTERVALS = ['hour', 'day'] as const satisfies readonly LpInterval[];
 
 /**
  * Every query parameter of the API, once (docs/spec.md §4, docs/design.md §4). A name taking
@@ -139,6 +147,13 @@ export const PARAMS = {
   playersSortBy: oneOf('Ordering (descending); token_* need token or pool', PLAYERS_SORT, 'usd_profit'),
   poolsLimit: integer('Pools per page', 1, 100, 20),
   poolsSortBy: oneOf('Ordering, descending (ties: pool address ascending); created_time puts pools without a known creation last', POOL_SORT, 'tvl_usd'),
+  houseGroupBy: oneOf('Grouping: platform (creator), pool, token, player or game kind; creator, player and game rows are per token', HOUSE_GROUP_BY, 'creator'),
+  houseLimit: integer('Groups per page', 1, 1000, 100),
+  houseCursor: cursor('Opaque keyset cursor: the `nextCursor` of the previous page, with the same groupBy'),
+  winsSortBy: oneOf('Ordering, descending (ties: newest first): payout multiplier, USD profit, or payout (needs token or pool)', WINS_SORT, 'multiplier'),
+  winsLimit: integer('Number of wins', 1, 100, 10),
+  lpInterval: oneOf('Bucket of the series: UTC hour or UTC day', LP_INTERVALS, 'day'),
+  returnsStart: requiredTime('Window start, inclusive: Unix time in milliseconds or an ISO 8601 date-time with a zone'),
 } as const;
 
 /** A route's parameters: parameter name → registry entry. */

@@ -47,6 +47,12 @@ export interface GamesTable {
   usd_net: number;
   /** Remaining GameSettled fields as JSON (u64 as strings), kept so rollups can be rebuilt from raw. */
   data: string;
+  /** Migration 0008 (docs/design.md §10): ⌊wager × Σbet / (10000 × bet.length)⌋ as decimal text (may exceed u64), and its 32-bit halves (hi may exceed 2^32). */
+  expected_payout: string;
+  expected_hi: Int;
+  expected_lo: Int;
+  /** Migration 0008: the game kind named by the metadata (`0:<gameId>:…` → gameId), else 'unknown' (store/edge.ts). */
+  game_kind: string;
 }
 
 /** `pool_changes`: one row per PoolChange (deposit or withdrawal), keyed by (signature, event_index); amounts as u64 decimal text. */
@@ -248,6 +254,15 @@ export interface RuUserCtpTable extends GameSums {
   pool: string;
 }
 
+/** Per UTC day × game kind × creator × token × pool (migration 0008): GET /house-edge without a player. */
+export interface RuDayGameTable extends GameSums {
+  day: number;
+  game_kind: string;
+  creator: string;
+  token: string;
+  pool: string;
+}
+
 /** Named counters kept by the write path (rollups/accumulators.ts CounterAccumulator). */
 export interface RuCounterTable {
   name: string;
@@ -296,4 +311,5 @@ export interface Database {
   ru_user: RuUserTable;
   ru_pool_hour: RuPoolHourTable;
   ru_pool: RuPoolTable;
+  ru_day_game: RuDayGameTable;
 }

@@ -1,3 +1,4 @@
+import type { BiggestWin, BiggestWinsQuery, HouseEdgeQuery, HouseEdgeResult, LpPricePoint, LpPriceQuery, PoolReturns, PoolReturnsQuery } from './types-house.js';
 import type { LocatedEvent } from '../protocol/index.js';
 
 /**
@@ -433,6 +434,14 @@ export interface Queries {
   chartPlays(q: ChartQuery): Promise<PlaysPoint[]>;
   chartDailyUsd(q: ChartQuery): Promise<PlaysPoint[]>;
   chartDaoUsd(q: ChartQuery): Promise<DaoPoint[]>;
+  /** GET /house-edge (docs/design.md §10). Throws AppError INVALID_KEYSET when `after` does not match houseEdgeKinds. */
+  houseEdge(q: HouseEdgeQuery): Promise<HouseEdgeResult>;
+  /** GET /house-edge/wins (docs/design.md §10). */
+  biggestWins(q: BiggestWinsQuery): Promise<BiggestWin[]>;
+  /** GET /pool/lp-price (docs/design.md §10): dense points; buckets before any LP supply are omitted. */
+  lpPrice(q: LpPriceQuery): Promise<LpPricePoint[]>;
+  /** GET /pool/returns (docs/design.md §10); undefined for a pool never seen (→ 404 POOL_NOT_FOUND). */
+  poolReturns(q: PoolReturnsQuery): Promise<PoolReturns | undefined>;
 }
 
 /** The store (createStore): one write path, the read queries, API keys, state; SQLite or PostgreSQL (docs/architecture.md "Storage"). */

@@ -13,7 +13,10 @@ export interface Operation {
   emptyStatus: number;
 }
 
-/** The 17 operations of docs/spec.md §4 and the pool directory (/pools, /pool; docs/design.md §4), each with a valid request. */
+/**
+ * The 17 operations of docs/spec.md §4, the pool directory (/pools, /pool; docs/design.md §4) and
+ * the LP-return and house-edge operations (docs/design.md §10), each with a valid request.
+ */
 export const OPERATIONS: Operation[] = [
   { method: 'GET', path: '/status', emptyStatus: 200 },
   { method: 'GET', path: '/sync/status', emptyStatus: 200 },
@@ -34,6 +37,10 @@ export const OPERATIONS: Operation[] = [
   { method: 'GET', path: '/chart/plays', emptyStatus: 200 },
   { method: 'GET', path: '/chart/daily-usd', emptyStatus: 200 },
   { method: 'GET', path: '/chart/dao-usd', emptyStatus: 200 },
+  { method: 'GET', path: '/house-edge', emptyStatus: 200 },
+  { method: 'GET', path: '/house-edge/wins', emptyStatus: 200 },
+  { method: 'GET', path: '/pool/lp-price', query: { pool: ADDR }, emptyStatus: 200 },
+  { method: 'GET', path: '/pool/returns', query: { pool: ADDR, startTime: '0' }, emptyStatus: 404 },
 ];
 
 export function opUrl(op: Pick<Operation, 'path' | 'query'>, extra: Record<string, string> = {}): string {

@@ -112,5 +112,5 @@ export function expectValidAnswer(r: { status: number; text: string; url: string
   // Nothing internal leaks into a message: no stack frames, no SQL.
   expect(body.error, where).not.toMatch(/\bat \S+ \(|\.ts:\d+|select .* from|sqlite_|SQLITE/i);
   if (body.code === 'INVALID_PARAMETER') expect(body.error, where).toMatch(/^Invalid parameter '[^']*'/);
-  if (r.status === 404) expect(body.code, where).toBe(op.path === '/player' ? 'PLAYER_NOT_FOUND' : op.path === '/pool' ? 'POOL_NOT_FOUND' : 'NOT_FOUND');
+  if (r.status === 404) expect(body.code, where).toBe(op.path === '/player' ? 'PLAYER_NOT_FOUND' : op.path === '/pool' || op.path === '/pool/returns' ? 'POOL_NOT_FOUND' : 'NOT_FOUND');
 }

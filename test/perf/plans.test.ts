@@ -125,6 +125,26 @@ async function runEveryRead(): Promise<void> {
   for (const [startTime, endTime] of [[undefined, undefined], [now - H, now], [midnight - 30 * H, midnight + H], [now - 400 * 24 * H, now], [now - 90 * 24 * H, undefined], [undefined, now - 24 * H]] as const) {
     expect(await q.pool({ pool: f.pools.SOL_A, startTime, endTime })).toBeDefined();
   }
+  // LP returns and house edge (docs/design.md §10): every groupBy × filter shape, all time and windowed.
+  const windows = [[undefined, undefined], [now - H, now], [midnight - 30 * H, midnight + H], [now - 90 * 24 * H, undefined], [undefined, now - 24 * H]] as const;
+  for (const groupBy of ['creator', 'pool', 'token', 'player', 'game'] as const) {
+    for (const fl of [{}, { creator: f.creators[0] }, { pool: f.pools.SOL_A }, { token: f.tokens.SOL }, { user: f.users[0] }]) {
+      for (const [startTime, endTime] of windows) {
+        const first = await q.houseEdge({ groupBy, ...fl, startTime, endTime, limit: 1 });
+        if (first.next) await q.houseEdge({ groupBy, ...fl, startTime, endTime, limit: 1, after: first.next });
+      }
+    }
+  }
+  for (const sortBy of ['multiplier', 'usd_profit'] as const) {
+    for (const fl of [{}, { creator: f.creators[0] }, { pool: f.pools.SOL_A }, { user: f.users[0] }]) {
+      for (const [startTime, endTime] of windows) await q.biggestWins({ sortBy, ...fl, startTime, endTime, limit: 10 });
+    }
+  }
+  for (const fl of [{ token: f.tokens.SOL }, { pool: f.pools.SOL_A }, { token: f.tokens.SOL, user: f.users[0] }]) {
+    for (const [startTime, endTime] of windows) await q.biggestWins({ sortBy: 'payout', ...fl, startTime, endTime, limit: 10 });
+  }
+  for (const interval of ['hour', 'day'] as const) await q.lpPrice({ pool: f.pools.SOL_A, interval, startTime: now - 30 * 24 * H, endTime: now });
+  await q.poolReturns({ pool: f.pools.SOL_A, startTime: now - 30 * 24 * H, endTime: now });
   // The indexer's and the key service's reads and updates.
   await store.unpricedHours(10);
   await store.getPrices(f.tokens.SOL!, f.nowMs - 86_400_000, f.nowMs);
@@ -165,7 +185,11 @@ describe('query plans (SQLite)', () => {
         // The indexer's re-pricing job reads un-priced rows through the partial indexes on them:
         // bounded by the un-priced backlog, not by history.
         const backlog = /\busing (covering )?index (g|pc)_unpriced\b/i.test(text);
-        const rawSort = /\b(games|pool_changes)\b/.test(text) && !/\b(ru_daily|ru_block_user)\b/.test(text) && !backlog && plan.includes('USE TEMP B-TREE FOR ORDER BY');
+        // GET /house-edge/wins with a filter or a window sorts that filter's games of the window (its index
+        // range): no index orders games by multiplier or USD profit within a creator, pool or player
+        // (docs/design.md §10 says so); unfiltered and all time it reads the ordering's index with LIMIT.
+        const winsOfRange = /^\s*select signature, time_ms, player, creator, token, pool, game_kind\b/.test(sqlText) && /^SEARCH games USING INDEX g_(time|creator_time|pool_time|player_time|token_time) /.test(plan[0] ?? '');
+        const rawSort = /\b(games|pool_changes)\b/.test(text) && !/\b(ru_daily|ru_block_user)\b/.test(text) && !backlog && !winsOfRange && plan.includes('USE TEMP B-TREE FOR ORDER BY');
         const leaderboardSort = (PLAYER_ROLLUP.test(sqlText) || POOL_LIST.test(sqlText)) && plan.some((d) => d.startsWith('USE TEMP B-TREE FOR ORDER BY'));
         if (fullScan || rawSort || leaderboardSort) bad.push(`${sqlText.replace(/\s+/g, ' ').slice(0, 160)}\n    ${text}`);
       }

@@ -35,6 +35,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'platforms', description: 'Platforms (creators) and tokens' },
         { name: 'pools', description: 'Liquidity pools' },
         { name: 'charts', description: 'Daily series' },
+        { name: 'house', description: 'House edge: realized vs expected return to player, biggest wins' },
         { name: 'operations', description: 'Health and readiness (no key)' },
       ],
     },

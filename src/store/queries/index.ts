@@ -10,6 +10,8 @@ import { player, players } from './players.js';
 import { pool, pools } from './pool-entries.js';
 import { daily, platformsByPool, ratio, tokens, total } from './pools.js';
 import { stats } from './stats.js';
+import { biggestWins, houseEdge } from './house-edge.js';
+import { lpPrice, poolReturns } from './lp-returns.js';
 
 /** The read side of the store (src/store/types.ts Queries), bound to one database. */
 export function createQueries(db: Kysely<Database>, a: DialectAdapter): Queries {
@@ -31,5 +33,9 @@ export function createQueries(db: Kysely<Database>, a: DialectAdapter): Queries 
     chartPlays: (q) => chartPlays(db, q),
     chartDailyUsd: (q) => chartPlays(db, q),
     chartDaoUsd: (q) => chartDaoUsd(db, q),
+    houseEdge: (q) => houseEdge(db, q),
+    biggestWins: (q) => biggestWins(db, q),
+    lpPrice: (q) => lpPrice(db, q),
+    poolReturns: (q) => poolReturns(db, a, q),
   };
 }

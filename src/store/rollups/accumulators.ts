@@ -37,6 +37,8 @@ export interface GameFacts {
   payout: bigint;
   jackpot: bigint;
   poolFee: bigint;
+  /** Expected payout (smallest units; store/edge.ts expectedPayout): may exceed u64 for bets above 1x on average. */
+  expected: bigint;
   /** USD values (pricing.ts gameUsd). */
   usd: { wager: number; profit: number; creatorFee: number; gambaFee: number; net: number; poolFee: number; housePnl: number };
 }
@@ -47,6 +49,7 @@ export function gameDelta(g: GameFacts): GameDelta {
   const p = splitU64(g.payout);
   const j = splitU64(g.jackpot);
   const f = splitU64(g.poolFee);
+  const x = splitU64(g.expected);
   return {
     plays: 1,
     jackpots: g.jackpot > 0n ? 1 : 0,
@@ -54,6 +57,8 @@ export function gameDelta(g: GameFacts): GameDelta {
     payout_hi: p.hi, payout_lo: p.lo,
     jackpot_hi: j.hi, jackpot_lo: j.lo,
     pool_fee_hi: f.hi, pool_fee_lo: f.lo,
+    wins: g.payout > g.wager ? 1 : 0,
+    expected_hi: x.hi, expected_lo: x.lo,
     ...usdPart(g),
   };
 }
@@ -104,6 +109,8 @@ export interface GameDims {
   token: string;
   pool: string;
   player: string;
+  /** Game kind from the metadata (store/edge.ts gameKindOf; migration 0008). */
+  game_kind: string;
 }
 
 /**
@@ -149,7 +156,7 @@ export class RollupAccumulator {
     for (const [table, m] of this.rows) {
       const rows = [...m.values()];
       const countNew = counters !== undefined && playerCounterOf(table) !== undefined;
-      // Bound-parameter limits: SQLite 32766, PostgreSQL 65535; 22 columns × 256 rows stays under both.
+      // Bound-parameter limits: SQLite 32766, PostgreSQL 65535; ≤ 32 columns × 256 rows stays under both.
       for (const chunk of fixedChunks(rows)) {
         const fresh = await upsertRollups(trx, a, table, chunk, countNew);
         if (countNew) for (const k of fresh) counters!.add(playerCounterName(table, k)!, 1);

@@ -34,6 +34,11 @@ export const GAME_SUMS = {
   usd_creator_fee: 'usd',
   usd_gamba_fee: 'usd',
   usd_net: 'usd',
+  /** Games won: payout > wager, jackpot aside (migration 0008; docs/design.md §10). */
+  wins: 'count',
+  /** Σ expected payout (games.expected_hi/lo: wager × mean(bet) / 10000, floored; migration 0008, docs/design.md §10). */
+  expected_hi: 'u64',
+  expected_lo: 'u64',
 } as const;
 
 /** Pool-side sums (schema.ts PoolSums, migration 0006): Σ poolFee halves, its USD, the house PnL in USD. */
@@ -88,6 +93,8 @@ export const GAME_SUM_OF_ROW: Record<GameSumColumn, string> = {
   ...(Object.fromEntries(SUM_COLUMNS.map((c) => [c, c])) as Record<GameSumColumn, string>),
   plays: '1',
   jackpots: 'is_jackpot',
+  // payout > wager on the exact halves (both are u64: hi < 2^32, lo < 2^32).
+  wins: '(case when payout_hi > wager_hi or (payout_hi = wager_hi and payout_lo > wager_lo) then 1 else 0 end)',
 };
 
 /**
@@ -127,6 +134,8 @@ export const GAME_ROLLUPS = {
   ru_user_ct: { keys: ['player', 'creator', 'token'], players: { tag: 'ct', by: ['creator', 'token'] } },
   ru_day_user: { keys: ['day', 'player'] },
   ru_block_user: { keys: ['block', 'player'] },
+  /** Migration 0008: GET /house-edge without a player (every groupBy but player; game kind as a key and a grouping). */
+  ru_day_game: { keys: ['day', 'game_kind', 'creator', 'token', 'pool'] },
 } as const satisfies Record<string, GameRollupDef>;
 
 /** A game rollup table. */

@@ -2,6 +2,7 @@ import { type Insertable, type Kysely, type Transaction } from 'kysely';
 import { dayOf, hourFloor, splitU64 } from '../../core/index.js';
 import type { GameSettled, LocatedEvent, PoolChange, PoolCreated } from '../../protocol/index.js';
 import type { DialectAdapter } from '../dialect.js';
+import { expectedPayout, gameKindOf } from '../edge.js';
 import { orderKey } from '../order-key.js';
 import { gameUsd, PriceLookup } from '../pricing.js';
 import { CounterAccumulator, gameDelta, PoolAccumulator, PoolHourAccumulator, RollupAccumulator, type GameDelta, type GameDims } from '../rollups/index.js';
@@ -52,6 +53,9 @@ async function gameRow(ctx: Ctx, e: LocatedEvent & { name: 'GameSettled' }): Pro
   const w = splitU64(d.wager);
   const pay = splitU64(d.payout);
   const j = splitU64(d.jackpotPayoutToUser);
+  const expected = expectedPayout(d.wager, d.bet);
+  const x = splitU64(expected);
+  const gameKind = gameKindOf(d.metadata);
   const row: GameRow = {
     signature: e.signature,
     event_index: e.eventIndex,
@@ -87,12 +91,16 @@ async function gameRow(ctx: Ctx, e: LocatedEvent & { name: 'GameSettled' }): Pro
     usd_gamba_fee: usd.gambaFee,
     usd_net: usd.net,
     data: JSON.stringify({ ...u64Fields(d), clientSeed: d.clientSeed, bet: d.bet, rngSeed: d.rngSeed, nextRngSeedHashed: d.nextRngSeedHashed, metadata: d.metadata }),
+    expected_payout: expected.toString(),
+    expected_hi: x.hi,
+    expected_lo: x.lo,
+    game_kind: gameKind,
   };
   return {
     row,
     e,
-    dims: { day: dayOf(timeMs), creator: d.creator, token: d.tokenMint, pool: d.pool, player: d.user },
-    delta: gameDelta({ timeMs, wager: d.wager, payout: d.payout, jackpot: d.jackpotPayoutToUser, poolFee: d.poolFee, usd }),
+    dims: { day: dayOf(timeMs), creator: d.creator, token: d.tokenMint, pool: d.pool, player: d.user, game_kind: gameKind },
+    delta: gameDelta({ timeMs, wager: d.wager, payout: d.payout, jackpot: d.jackpotPayoutToUser, poolFee: d.poolFee, expected, usd }),
     usd,
   };
 }

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { joinHiLo } from '../../core/index.js';
 import type { DialectAdapter } from '../dialect.js';
 import { orderKey } from '../order-key.js';
 import { DERIVED_TABLES, gameDelta, playerCounterOf, PLAYER_ROLLUP_TABLES, PoolAccumulator, PoolHourAccumulator, refreshPoolTvl, RollupAccumulator } from '../rollups/index.js';
@@ -26,7 +27,7 @@ export async function rebuildRollupsIn(db: Kysely<any>, a: DialectAdapter): Prom
     for (;;) {
       let q = trx
         .selectFrom('games')
-        .select(['signature', 'event_index', 'slot', 'time_ms', 'day', 'hour_ms', 'player', 'creator', 'token', 'pool', 'wager', 'payout', 'jackpot', 'pool_fee', 'usd_per_unit', 'usd_wager', 'usd_profit', 'usd_creator_fee', 'usd_gamba_fee', 'usd_net', 'pool_liquidity'])
+        .select(['signature', 'event_index', 'slot', 'time_ms', 'day', 'hour_ms', 'player', 'creator', 'token', 'pool', 'wager', 'payout', 'jackpot', 'pool_fee', 'usd_per_unit', 'usd_wager', 'usd_profit', 'usd_creator_fee', 'usd_gamba_fee', 'usd_net', 'pool_liquidity', 'expected_hi', 'expected_lo', 'game_kind'])
         .orderBy('signature')
         .orderBy('event_index')
         .limit(chunk);
@@ -52,8 +53,8 @@ export async function rebuildRollupsIn(db: Kysely<any>, a: DialectAdapter): Prom
           housePnl: p === null ? 0 : Number(wager - payout) * p,
         };
         rollups.add(
-          { day: g.day, creator: g.creator, token: g.token, pool: g.pool, player: g.player },
-          gameDelta({ timeMs, wager, payout, jackpot: BigInt(g.jackpot), poolFee, usd }),
+          { day: g.day, creator: g.creator, token: g.token, pool: g.pool, player: g.player, game_kind: g.game_kind },
+          gameDelta({ timeMs, wager, payout, jackpot: BigInt(g.jackpot), poolFee, expected: joinHiLo(g.expected_hi, g.expected_lo), usd }),
         );
         const key = orderKey(Number(g.slot), g.signature, g.event_index);
         hours.add(g.pool, Number(g.hour_ms), key, BigInt(g.pool_liquidity), null);

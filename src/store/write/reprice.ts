@@ -30,7 +30,7 @@ export async function putPrices(db: Kysely<Database>, a: DialectAdapter, decimal
       if (p === null) continue;
       const games = await trx
         .selectFrom('games')
-        .select(['signature', 'event_index', 'time_ms', 'day', 'player', 'creator', 'token', 'pool', 'wager', 'payout', 'jackpot', 'creator_fee', 'gamba_fee', 'pool_fee', 'jackpot_fee'])
+        .select(['signature', 'event_index', 'time_ms', 'day', 'player', 'creator', 'token', 'pool', 'wager', 'payout', 'jackpot', 'creator_fee', 'gamba_fee', 'pool_fee', 'jackpot_fee', 'game_kind'])
         .where('token', '=', pr.mint)
         .where('hour_ms', '=', hourMs)
         .where('usd_per_unit', 'is', null)
@@ -45,8 +45,9 @@ export async function putPrices(db: Kysely<Database>, a: DialectAdapter, decimal
           .where('event_index', '=', g.event_index)
           .execute();
         rollups.add(
-          { day: g.day, creator: g.creator, token: g.token, pool: g.pool, player: g.player },
-          repriceDelta({ timeMs: Number(g.time_ms), wager: facts.wager, payout: facts.payout, jackpot: facts.jackpot, poolFee: facts.poolFee, usd }),
+          { day: g.day, creator: g.creator, token: g.token, pool: g.pool, player: g.player, game_kind: g.game_kind },
+          // Re-pricing adds USD only (repriceDelta): the expected payout is a token sum, already counted.
+          repriceDelta({ timeMs: Number(g.time_ms), wager: facts.wager, payout: facts.payout, jackpot: facts.jackpot, poolFee: facts.poolFee, expected: 0n, usd }),
         );
         poolTotals.reprice(g.pool, g.token, usd);
         repriced++;

@@ -1,0 +1,148 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { MS_PER_DAY } from '../../core/index.js';
+import type { Database } from '../schema.js';
+import { GAME_SUM_OF_ROW, type GameSumColumn } from '../rollups/definitions.js';
+import type { BiggestWin, BiggestWinsQuery, HouseEdgeGroupBy, HouseEdgeQuery, HouseEdgeResult } from '../types-house.js';
+import { big, filterSql, joinHiLoRow, num } from './common.js';
+import { type KeyKind, positionValues } from './keyset.js';
+
+/**
+ * GET /house-edge and GET /house-edge/wins (docs/design.md §10). A window [startTime, endTime)
+ * reads the rollup rows of the UTC days wholly inside it and the raw games of the days it cuts
+ * (each part bounded by one day of games), as GET /pool does:
+ * - without a player (filter or grouping): ru_day_game (day × game kind × creator × token × pool,
+ *   migration 0008), a few rows per day;
+ * - grouped by player, or filtered by one but not grouped by game: ru_daily (day × creator ×
+ *   token × pool × player);
+ * - one player grouped by game: that player's raw games of the window (games_player_time index).
+ * All time reads the all-time rollups instead: ru_user_ctp with a player, ru_ctp without, and
+ * every day of ru_day_game when grouped by game.
+ */
+
+/** Group columns of each groupBy, in key order: a row's amounts are always in one token. */
+const GROUP_COLUMNS: Record<HouseEdgeGroupBy, readonly string[]> = {
+  creator: ['creator', 'token'],
+  pool: ['pool', 'token'],
+  token: ['token'],
+  player: ['player', 'token'],
+  game: ['game_kind', 'token'],
+};
+
+/**
+ * Keyset of a /house-edge page: the group key, then the token — except groupBy=pool (a pool
+ * has one token) and token: the key alone. All values are strings.
+ */
+export function houseEdgeKinds(groupBy: HouseEdgeGroupBy): KeyKind[] {
+  return groupBy === 'pool' || groupBy === 'token' ? ['string'] : ['string', 'string'];
+}
+
+/** The game sums a /house-edge row reads (rollups/definitions.ts GAME_SUMS). */
+const EDGE_SUMS = ['plays', 'wins', 'jackpots', 'jackpot_hi', 'jackpot_lo', 'wager_hi', 'wager_lo', 'payout_hi', 'payout_lo', 'expected_hi', 'expected_lo', 'usd_wager', 'usd_profit'] as const satisfies readonly GameSumColumn[];
+
+/** Whole UTC days [firstDay, endDay) of a window and the raw time ranges it cuts (ms, end exclusive). */
+function splitWindow(start: number | undefined, end: number | undefined): { days: [number | undefined, number | undefined] | null; raw: [number | undefined, number | undefined][] } {
+  const firstDay = start === undefined ? undefined : Math.ceil(start / MS_PER_DAY);
+  const endDay = end === undefined ? undefined : Math.floor(end / MS_PER_DAY);
+  if (firstDay !== undefined && endDay !== undefined && firstDay >= endDay) return { days: null, raw: start! < end! ? [[start, end]] : [] };
+  const raw: [number | undefined, number | undefined][] = [];
+  if (start !== undefined && start < firstDay! * MS_PER_DAY) raw.push([start, firstDay! * MS_PER_DAY]);
+  if (end !== undefined && end > endDay! * MS_PER_DAY) raw.push([endDay! * MS_PER_DAY, end]);
+  return { days: [firstDay, endDay], raw };
+}
+
+function timeRange(from: number | undefined, to: number | undefined): RawBuilder<unknown> {
+  return sql`${from === undefined ? sql`` : sql`and time_ms >= ${from}`} ${to === undefined ? sql`` : sql`and time_ms < ${to}`}`;
+}
+
+/** GET /house-edge: one page of groups, ordered by their key ascending. */
+export async function houseEdge(db: Kysely<Database>, q: HouseEdgeQuery): Promise<HouseEdgeResult> {
+  const groups = GROUP_COLUMNS[q.groupBy];
+  const keyCols = groups.slice(0, houseEdgeKinds(q.groupBy).length);
+  const f = { creator: q.creator, token: q.token, pool: q.pool, player: q.user };
+  const cols = sql.raw(groups.join(', '));
+  const sums = sql.raw(EDGE_SUMS.join(', '));
+  const ofRow = sql.raw(EDGE_SUMS.map((c) => (GAME_SUM_OF_ROW[c] === c ? c : `${GAME_SUM_OF_ROW[c]} as ${c}`)).join(', '));
+  const rawGames = (from: number | undefined, to: number | undefined) => sql`select ${cols}, ${ofRow} from games where 1=1 ${timeRange(from, to)} ${filterSql(f)}`;
+
+  const parts: RawBuilder<unknown>[] = [];
+  if (q.groupBy === 'game' && q.user !== undefined) {
+    parts.push(rawGames(q.startTime, q.endTime));
+  } else if (q.startTime === undefined && q.endTime === undefined) {
+    // All time: the all-time rollups (per player × creator × token × pool; per creator × token × pool), or every day of ru_day_game.
+    const table = sql.raw(q.groupBy === 'player' || q.user !== undefined ? 'ru_user_ctp' : q.groupBy === 'game' ? 'ru_day_game' : 'ru_ctp');
+    parts.push(sql`select ${cols}, ${sums} from ${table} where 1=1 ${filterSql(f)}`);
+  } else {
+    const table = sql.raw(q.groupBy === 'player' || q.user !== undefined ? 'ru_daily' : 'ru_day_game');
+    const { days, raw } = splitWindow(q.startTime, q.endTime);
+    if (days) {
+      const [a, b] = days;
+      parts.push(sql`select ${cols}, ${sums} from ${table} where 1=1 ${a === undefined ? sql`` : sql`and day >= ${a}`} ${b === undefined ? sql`` : sql`and day < ${b}`} ${filterSql(f)}`);
+    }
+    for (const [from, to] of raw) parts.push(rawGames(from, to));
+  }
+  if (parts.length === 0) return { results: [], next: null };
+
+  let keyset = sql``;
+  if (q.after !== undefined) {
+    const v = positionValues(q.after, houseEdgeKinds(q.groupBy)) as string[];
+    const [k0, k1] = keyCols.map((c) => sql.raw(c));
+    keyset = v.length === 1 ? sql`where ${k0} > ${v[0]}` : sql`where ${k0} > ${v[0]} or (${k0} = ${v[0]} and ${k1} > ${v[1]})`;
+  }
+  // Ordered by every group column (for pool and token the key determines the token): the GROUP BY's own order, no second sort.
+  const res = await sql<Record<string, unknown>>`select ${cols}, ${sql.raw(EDGE_SUMS.map((c) => `sum(${c}) as ${c}`).join(', '))}
+    from (${sql.join(parts, sql` union all `)}) u ${keyset}
+    group by ${cols} order by ${cols} limit ${q.limit + 1}`.execute(db);
+  const rows = res.rows.slice(0, q.limit);
+  const last = rows[rows.length - 1];
+  return {
+    results: rows.map((r) => ({
+      key: String(r[groups[0]!]),
+      token: String(r.token),
+      plays: num(r.plays),
+      wins: num(r.wins),
+      jackpots: num(r.jackpots),
+      jackpot: joinHiLoRow(r, 'jackpot'),
+      wager: joinHiLoRow(r, 'wager'),
+      payout: joinHiLoRow(r, 'payout'),
+      expected_payout: joinHiLoRow(r, 'expected'),
+      usd_wager: num(r.usd_wager),
+      usd_profit: num(r.usd_profit),
+    })),
+    next: res.rows.length > q.limit && last ? { values: keyCols.map((c) => String(last[c])) } : null,
+  };
+}
+
+/** Key columns of each wins ordering: the games index of migration 0001 (games_multiplier, games_usd_profit). */
+const WIN_ORDER: Record<BiggestWinsQuery['sortBy'], string> = {
+  multiplier: 'multiplier_bps desc, time_ms desc, signature desc, event_index desc',
+  usd_profit: 'usd_profit desc, time_ms desc, signature desc, event_index desc',
+  // Exact u64 order from the halves (hi, then lo).
+  payout: 'payout_hi desc, payout_lo desc, time_ms desc, signature desc, event_index desc',
+};
+
+/**
+ * GET /house-edge/wins: the `limit` biggest wins (payout > wager) among the filtered games of the
+ * window, by multiplier, USD profit or payout (one token), newest first within ties. Reads the ordering's index
+ * from its top until `limit` games match.
+ */
+export async function biggestWins(db: Kysely<Database>, q: BiggestWinsQuery): Promise<BiggestWin[]> {
+  const f = { creator: q.creator, token: q.token, pool: q.pool, player: q.user };
+  const res = await sql<Record<string, unknown>>`select signature, time_ms, player, creator, token, pool, game_kind, wager, payout, jackpot, multiplier_bps, usd_wager, usd_profit
+    from games where (payout_hi > wager_hi or (payout_hi = wager_hi and payout_lo > wager_lo)) ${timeRange(q.startTime, q.endTime)} ${filterSql(f)}
+    order by ${sql.raw(WIN_ORDER[q.sortBy])} limit ${q.limit}`.execute(db);
+  return res.rows.map((r) => ({
+    signature: String(r.signature),
+    time: num(r.time_ms),
+    user: String(r.player),
+    creator: String(r.creator),
+    token: String(r.token),
+    pool: String(r.pool),
+    game: String(r.game_kind),
+    wager: big(r.wager),
+    payout: big(r.payout),
+    jackpot: big(r.jackpot),
+    multiplier: num(r.multiplier_bps) / 10_000,
+    usd_wager: num(r.usd_wager),
+    usd_profit: num(r.usd_profit),
+  }));
+}
