@@ -227,6 +227,6 @@ test('keys are compared in constant time and only by hash (src/keys)', () => {
 });
 
 test('opUrl sanity (the operations list covers the spec and the pool directory)', () => {
-  expect(OPERATIONS.length).toBe(19);
+  expect(OPERATIONS.length).toBe(20);
   expect(opUrl(OPERATIONS[4]!)).toContain('user=');
 });

@@ -11,9 +11,11 @@ export interface Operation {
   query?: Record<string, string>;
   /** Status on an empty store. */
   emptyStatus: number;
+  /** Not charged to the key's bucket (GET /usage: docs/design.md §4 "Usage"). */
+  free?: boolean;
 }
 
-/** The 17 operations of docs/spec.md §4 and the pool directory (/pools, /pool; docs/design.md §4), each with a valid request. */
+/** The 17 operations of docs/spec.md §4, the pool directory (/pools, /pool; docs/design.md §4) and /usage, each with a valid request. */
 export const OPERATIONS: Operation[] = [
   { method: 'GET', path: '/status', emptyStatus: 200 },
   { method: 'GET', path: '/sync/status', emptyStatus: 200 },
@@ -34,6 +36,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'GET', path: '/chart/plays', emptyStatus: 200 },
   { method: 'GET', path: '/chart/daily-usd', emptyStatus: 200 },
   { method: 'GET', path: '/chart/dao-usd', emptyStatus: 200 },
+  { method: 'GET', path: '/usage', emptyStatus: 200, free: true },
 ];
 
 export function opUrl(op: Pick<Operation, 'path' | 'query'>, extra: Record<string, string> = {}): string {
