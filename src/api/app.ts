@@ -87,7 +87,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     exposedHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'X-Request-Id', 'ETag'],
     maxAge: 600,
   });
-  await registerOpenApi(app);
+  await registerOpenApi(app, options.publicUrl);
   // Before any route: each gets its operationId (OpenAPI) and the name GET /usage counts it by.
   registerOperationIds(app);
   const usage = limiter.usage ?? createMemoryUsageCounter();

@@ -19,6 +19,8 @@ export interface ApiOptions {
   authFailureLimits?: BucketLimits;
   /** URL/header sizes and slow-client timeouts (docs/hardening.md; defaults in DEFAULT_HTTP_LIMITS, docs/hardening.md). */
   httpLimits?: Partial<HttpLimits>;
+  /** The API's own address for the OpenAPI document's `servers` (default http://127.0.0.1:3000). */
+  publicUrl?: string;
   /** Fair share of the store's slots, global and per key (defaults: defaultConcurrencyLimits(store.slots)). */
   concurrency?: Partial<ConcurrencyLimits>;
 }
