@@ -87,5 +87,6 @@ export function operations(m: DatasetMeta): Operation[] {
     { name: 'chart/plays', path: () => '/chart/plays' },
     { name: 'chart/daily-usd creator', path: (i) => q('/chart/daily-usd', { creator: creator(i) }) },
     { name: 'chart/dao-usd', path: () => '/chart/dao-usd' },
+    { name: 'usage', path: () => '/usage' },
   ];
 }
