@@ -26,6 +26,7 @@ import { registerPoolRoutes } from './routes/pools.js';
 import { registerStatusRoutes } from './routes/status.js';
 import { errorSchema } from './schemas.js';
 import type { ApiDeps, RouteDeps } from './types.js';
+import type { Scope } from '../store/index.js';
 
 /** Longest reuse of the store's counters by /status and /sync/status, ms (see routes/status.ts). */
 const STATUS_COUNTS_TTL_MS = 1000;
@@ -87,9 +88,11 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     exposedHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'X-Request-Id', 'ETag'],
     maxAge: 600,
   });
-  await registerOpenApi(app, options.publicUrl);
+  // Each operation's scope by operationId, filled as routes are added, read when the document is made.
+  const scopes = new Map<string, Scope>();
+  await registerOpenApi(app, { publicUrl: options.publicUrl, scopes });
   // Before any route: each gets its operationId (OpenAPI) and the name GET /usage counts it by.
-  registerOperationIds(app);
+  registerOperationIds(app, scopes);
   const usage = limiter.usage ?? createMemoryUsageCounter();
 
   // With the response cache on, /status and /sync/status reuse the store's counters for at most

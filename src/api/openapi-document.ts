@@ -1,3 +1,4 @@
+import type { Scope } from '../store/index.js';
 import { ERROR_CODES, type ApiErrorCode } from './errors.js';
 import { VERSION_PREFIX } from './operations.js';
 
@@ -81,9 +82,10 @@ function errorExample(code: ApiErrorCode, recorded: RecordedExamples): unknown {
 
 /**
  * Adds what tools need to the document @fastify/swagger generated (mutates and returns it).
- * `serverUrl` is the `servers` entry (the API's own address).
+ * `serverUrl` is the `servers` entry (the API's own address); `scopes` each operation's scope by
+ * operationId (default `read`).
  */
-export function finishDocument(doc: Json, recorded: RecordedExamples, serverUrl: string): Json {
+export function finishDocument(doc: Json, recorded: RecordedExamples, serverUrl: string, scopes: ReadonlyMap<string, Scope> = new Map()): Json {
   doc.servers = [{ url: serverUrl, description: `This API (every path also answers under ${VERSION_PREFIX})` }];
   doc.components ??= {};
   doc.components.schemas ??= {};
@@ -98,10 +100,9 @@ export function finishDocument(doc: Json, recorded: RecordedExamples, serverUrl:
   for (const [path, item] of Object.entries(doc.paths ?? {}) as [string, Json][]) {
     for (const [method, op] of Object.entries(item) as [string, Json][]) {
       const isPublic = Array.isArray(op.security) && op.security.length === 0;
-      const scope = method === 'post' && path === '/sync' ? 'sync' : 'read';
-      if (op.description === undefined) {
-        op.description = `${op.summary ?? ''}. ${isPublic ? 'No API key needed.' : `Needs an API key with scope \`${scope}\`.`} Also served at \`${VERSION_PREFIX}${path}\`.`.trim();
-      }
+      const scope = scopes.get(op.operationId) ?? 'read';
+      const access = `${isPublic ? 'No API key needed.' : `Needs an API key with scope \`${scope}\`.`} Also served at \`${VERSION_PREFIX}${path}\`.`;
+      op.description = `${op.description ?? `${op.summary ?? ''}.`} ${access}`.trim();
       op.responses ??= {};
       // Any request may be refused for its URL length (docs/hardening.md), public ones included.
       op.responses['414'] ??= {};

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { Scope } from '../store/index.js';
 
 /** The alias prefix of every operation (docs/design.md §4 "Versioning"): `/v1/players` is `/players`. */
 export const VERSION_PREFIX = '/v1';
@@ -24,12 +25,15 @@ export function operationIdOf(method: string, url: string): string {
 /**
  * Gives every route of `app` registered after this call its operation id: `config.operation`
  * (what GET /usage counts by) and, unless the route sets one, `schema.operationId` (OpenAPI).
+ * Records each operation's scope (`config.scope`, default `read`) in `scopes`, by operation id,
+ * for the OpenAPI document's descriptions.
  */
-export function registerOperationIds(app: FastifyInstance): void {
+export function registerOperationIds(app: FastifyInstance, scopes: Map<string, Scope>): void {
   app.addHook('onRoute', (route) => {
     const method = Array.isArray(route.method) ? route.method[0]! : route.method;
     const id = operationIdOf(method, route.url);
     route.config = { ...(route.config ?? {}), operation: id };
+    scopes.set(id, route.config.scope ?? 'read');
     if (route.schema && !route.schema.hide && route.schema.operationId === undefined) route.schema = { ...route.schema, operationId: id };
   });
 }

@@ -82,6 +82,10 @@ test('servers, operationIds (unique), and the response headers of the rate limit
     expect(players['200'].headers[h], h).toEqual({ $ref: `#/components/headers/${h}` });
     expect(doc.components.headers[h], h).toBeDefined();
   }
+  // Descriptions name the operation's scope (the route's own) and its /v1 alias.
+  expect(doc.paths['/sync'].post.description).toContain('scope `sync`');
+  expect(doc.paths['/players'].get.description).toContain('scope `read`');
+  expect(doc.paths['/players'].get.description).toContain('`/v1/players`');
   expect(players['429'].headers['Retry-After']).toBeDefined();
   expect(players['503'].headers['Retry-After']).toBeDefined();
   // 401 and 403 come before the rate limit: no rate-limit headers on them.

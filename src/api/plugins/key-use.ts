@@ -27,7 +27,8 @@ export function registerKeyUse(scope: FastifyInstance, deps: { metrics: Metrics 
           : 'Origin not allowed for this publishable key');
       }
       reply.header('access-control-allow-origin', origin);
-      reply.header('vary', 'Origin');
+      const vary = reply.getHeader('vary');
+      reply.header('vary', vary === undefined ? 'Origin' : `${String(vary)}, Origin`);
     }
     const needed = request.routeOptions.config.scope ?? 'read';
     if (!key.scopes.includes(needed)) {

@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import type { Scope } from '../../store/index.js';
 import { finishDocument } from '../openapi-document.js';
 import { OPENAPI_EXAMPLES } from '../openapi-examples.js';
 
@@ -13,10 +14,12 @@ export const DEFAULT_PUBLIC_URL = 'http://127.0.0.1:3000';
 /**
  * OpenAPI 3.1 generated from the route schemas (one source of truth, docs/architecture.md): the document at
  * `GET /openapi.json`, the docs UI at `GET /docs`. Both are public (docs/design.md §4). Must be
- * registered before the routes so @fastify/swagger sees them. `publicUrl` is the `servers` entry.
- * The generated document is finished by openapi-document.ts (operationIds come from operations.ts).
+ * registered before the routes so @fastify/swagger sees them. `publicUrl` is the `servers` entry
+ * (default DEFAULT_PUBLIC_URL); `scopes` each operation's scope by operationId (operations.ts
+ * fills it). The generated document is finished by openapi-document.ts.
  */
-export async function registerOpenApi(app: FastifyInstance, publicUrl: string = DEFAULT_PUBLIC_URL): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance, opts: { publicUrl?: string; scopes: ReadonlyMap<string, Scope> }): Promise<void> {
+  const publicUrl = opts.publicUrl ?? DEFAULT_PUBLIC_URL;
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -49,7 +52,7 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string = 
       ],
     },
     // Name shared schemas by their $id (ApiError) instead of def-N.
-    transformObject: (d) => finishDocument((d as { openapiObject: Record<string, any> }).openapiObject, OPENAPI_EXAMPLES, publicUrl),
+    transformObject: (d) => finishDocument((d as { openapiObject: Record<string, any> }).openapiObject, OPENAPI_EXAMPLES, publicUrl, opts.scopes),
     refResolver: { buildLocalReference: (json, _base, _frag, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: false } });
