@@ -204,3 +204,26 @@ describe('/v1 alias', () => {
     expect(doc.paths['/players']).toBeDefined();
   });
 });
+
+describe('publishable keys with the response cache on (as `serve` runs)', () => {
+  let c: TestApp;
+  beforeAll(async () => {
+    c = await buildTestApp({ options: { cache: { ttlMs: 5000 } } });
+  });
+  afterAll(() => c.close());
+
+  test('a cached answer still echoes only the key\'s origin, and a foreign origin is still refused', async () => {
+    const pub = (await c.keys.create({ name: 'web', publishable: true, origins: [CASINO] })).key;
+    // First a secret key fills the cache (its answer carries *), then the publishable key hits it.
+    expect((await http(c.baseUrl, '/stats', { key: c.key, headers: { origin: 'https://x.example' } })).headers.get('access-control-allow-origin')).toBe('*');
+    for (let i = 0; i < 2; i++) {
+      const hit = await http(c.baseUrl, '/stats', { key: pub, headers: { origin: CASINO } });
+      expect(hit.status).toBe(200);
+      expect(hit.headers.get('access-control-allow-origin')).toBe(CASINO);
+      expect(hit.headers.get('etag')).not.toBeNull();
+    }
+    const foreign = await http(c.baseUrl, '/stats', { key: pub, headers: { origin: 'https://evil.example' } });
+    expectError(foreign, 403, 'ORIGIN_NOT_ALLOWED');
+    expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});
