@@ -43,7 +43,14 @@ try {
   const tiny = (await keys.create({ name: 'tiny', tier: 'enterprise', rpm: 6, burst: 1 })).key;
 
   /** Valid values for the required parameters, from the loaded history. */
-  const values: Record<string, string> = { pool: f.pools.SOL_A, user: f.users[0]!, creator: f.creators[0]!, token: f.tokens.SOL };
+  const values: Record<string, string> = {
+    pool: f.pools.SOL_A,
+    user: f.users[0]!,
+    creator: f.creators[0]!,
+    token: f.tokens.SOL,
+    // A window start where one is required: the last 30 days of the history.
+    startTime: String(f.nowMs - 30 * 86_400_000),
+  };
   const inject = (method: string, url: string, headers: Record<string, string> = {}, payload?: string) =>
     app.inject({ method: method as 'GET', url, headers, ...(payload === undefined ? {} : { payload }) });
 
@@ -59,7 +66,9 @@ try {
   // /usage last, so it reports the calls before it.
   ops.sort((a, b) => Number(a.id === 'getUsage') - Number(b.id === 'getUsage'));
   for (const op of ops) {
-    const qs = new URLSearchParams(op.required.map((n) => [n, values[n] ?? ''])).toString();
+    const missing = op.required.filter((n) => values[n] === undefined);
+    if (missing.length) throw new Error(`${op.method} ${op.path} requires ${missing.join(', ')}: add a value to \`values\` in scripts/openapi-examples.ts`);
+    const qs = new URLSearchParams(op.required.map((n) => [n, values[n]!])).toString();
     const res = await inject(op.method, qs ? `${op.path}?${qs}` : op.path, { 'x-api-key': key });
     if (res.statusCode >= 300) throw new Error(`${op.method} ${op.path} answered ${res.statusCode}: ${res.body}`);
     operations[op.id] = trim(JSON.parse(res.body));
