@@ -97,5 +97,6 @@ export function operations(m: DatasetMeta): Operation[] {
     { name: 'pool/lp-price day', path: (i) => q('/pool/lp-price', { pool: pool(i) }) },
     { name: 'pool/lp-price hour', path: (i) => q('/pool/lp-price', { pool: pool(i), interval: 'hour' }) },
     ...windowed('pool/returns startTime', (start, i) => q('/pool/returns', { pool: pool(i), startTime: start(i) })),
+    { name: 'usage', path: () => '/usage' },
   ];
 }

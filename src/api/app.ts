@@ -11,6 +11,10 @@ import { registerSecurityHeaders } from './plugins/security.js';
 import { registerResponseCache } from './plugins/cache.js';
 import { registerHttpMetrics } from './plugins/http-metrics.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
+import { registerKeyUse } from './plugins/key-use.js';
+import { VERSION_PREFIX, registerOperationIds } from './operations.js';
+import { registerUsageRoutes } from './routes/usage.js';
+import { createMemoryUsageCounter } from '../ratelimit/index.js';
 import { registerQueryGuards } from './plugins/validation.js';
 import { ADDRESS_FORMAT, formatValidationError } from './params.js';
 import { registerChartRoutes } from './routes/charts.js';
@@ -23,6 +27,7 @@ import { registerPoolRoutes } from './routes/pools.js';
 import { registerStatusRoutes } from './routes/status.js';
 import { errorSchema } from './schemas.js';
 import type { ApiDeps, RouteDeps } from './types.js';
+import type { Scope } from '../store/index.js';
 
 /** Longest reuse of the store's counters by /status and /sync/status, ms (see routes/status.ts). */
 const STATUS_COUNTS_TTL_MS = 1000;
@@ -33,8 +38,10 @@ const DEFAULT_BODY_LIMIT = 16 * 1024;
 /**
  * Builds the HTTP API (docs/design.md §1 flow: auth → rate limit → validate → query → JSON).
  * No listening and no side effects: `startServer` listens; tests use real sockets on port 0.
- * The request pipeline of a protected route is: CORS → auth (401) → rate limit (429, headers)
- * → repeated-parameter guard → schema validation (400) → handler (404/503) → serialization.
+ * The request pipeline of a protected route is: CORS → auth (401) → key use (403: origin of a
+ * publishable key, scope) → rate limit (429, headers) → repeated-parameter guard → schema
+ * validation (400) → handler (404/503) → serialization. Every route also answers under `/v1`
+ * (same handlers; the OpenAPI document lists the unversioned paths: docs/design.md §4 "Versioning").
  */
 export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   const { common, store, keys, limiter, sync, events } = deps;
@@ -79,10 +86,15 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     origin: '*',
     methods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
     allowedHeaders: ['X-API-Key', 'Authorization', 'Content-Type'],
-    exposedHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'X-Request-Id'],
+    exposedHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'X-Request-Id', 'ETag'],
     maxAge: 600,
   });
-  await registerOpenApi(app);
+  // Each operation's scope by operationId, filled as routes are added, read when the document is made.
+  const scopes = new Map<string, Scope>();
+  await registerOpenApi(app, { publicUrl: options.publicUrl, scopes });
+  // Before any route: each gets its operationId (OpenAPI) and the name GET /usage counts it by.
+  registerOperationIds(app, scopes);
+  const usage = limiter.usage ?? createMemoryUsageCounter();
 
   // With the response cache on, /status and /sync/status reuse the store's counters for at most
   // 1 s (never longer than the cache's TTL; never across an in-process write): docs/design.md §5 allows
@@ -95,28 +107,43 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   const generation = () => store.generation() + commitsHeard;
   const routeDeps: RouteDeps = { store, sync, clock, generation, statusCountsTtlMs };
 
+  /** Registers `routes` at the root and again under /v1, hidden from the OpenAPI document (docs/design.md §4 "Versioning"). */
+  const withAlias = async (scope: FastifyInstance, routes: (s: FastifyInstance) => void): Promise<void> => {
+    await scope.register(async (s) => routes(s));
+    await scope.register(async (s) => {
+      s.addHook('onRoute', (route) => {
+        route.schema = { ...(route.schema ?? {}), hide: true };
+      });
+      routes(s);
+    }, { prefix: VERSION_PREFIX });
+  };
+
   // Public scope: no key (docs/design.md §4 "Unauthenticated paths").
   await app.register(async (pub) => {
-    registerHealthRoutes(pub, routeDeps);
+    await withAlias(pub, (s) => registerHealthRoutes(s, routeDeps));
   });
 
   // Protected scope: every operation of docs/spec.md §4. Hooks added here apply only to these routes.
   await app.register(async (api) => {
     registerAuth(api, { keys, limiter, metrics, failureLimits: options.authFailureLimits ?? DEFAULT_AUTH_FAILURE_LIMITS });
-    registerRateLimit(api, { limiter, metrics });
+    registerKeyUse(api, { metrics });
+    registerRateLimit(api, { limiter, metrics, clock, usage });
     registerQueryGuards(api);
     // After auth, rate limit and validation; before the query (docs/benchmarks.md). Off unless options.cache is given.
     if (options.cache) registerResponseCache(api, { clock, generation, options: options.cache });
     // Before the routes: wraps each handler registered below in a fair share of the store's slots.
     const slots = options.concurrency?.maxConcurrent ?? store.slots;
     registerConcurrencyLimit(api, { limits: { ...defaultConcurrencyLimits(slots), ...options.concurrency }, metrics });
-    registerStatusRoutes(api, routeDeps);
-    registerPlayerRoutes(api, routeDeps);
-    registerEventRoutes(api, routeDeps);
-    registerPlatformRoutes(api, routeDeps);
-    registerPoolRoutes(api, routeDeps);
-    registerChartRoutes(api, routeDeps);
-    registerHouseRoutes(api, routeDeps);
+    await withAlias(api, (s) => {
+      registerStatusRoutes(s, routeDeps);
+      registerUsageRoutes(s, { limiter, usage, clock });
+      registerPlayerRoutes(s, routeDeps);
+      registerEventRoutes(s, routeDeps);
+      registerPlatformRoutes(s, routeDeps);
+      registerPoolRoutes(s, routeDeps);
+      registerChartRoutes(s, routeDeps);
+      registerHouseRoutes(s, routeDeps);
+    });
   });
 
   await app.ready();

@@ -10,6 +10,8 @@ export const ERROR_CODES = {
   BAD_REQUEST: { status: 400, message: 'Malformed request' },
   MISSING_API_KEY: { status: 401, message: 'API key required' },
   UNAUTHORIZED: { status: 401, message: 'Invalid API key' },
+  INSUFFICIENT_SCOPE: { status: 403, message: 'API key lacks the scope this operation needs' },
+  ORIGIN_NOT_ALLOWED: { status: 403, message: 'Origin not allowed for this publishable key' },
   NOT_FOUND: { status: 404, message: 'Route not found' },
   PLAYER_NOT_FOUND: { status: 404, message: 'Player not found' },
   POOL_NOT_FOUND: { status: 404, message: 'Pool not found' },

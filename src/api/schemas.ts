@@ -24,10 +24,11 @@ export const errorSchema = {
 
 const errorRef = { $ref: `${ERROR_SCHEMA_ID}#` } as const;
 
-/** Error answers every authenticated route may give (auth → rate limit → validation → query). */
+/** Error answers every authenticated route may give (auth → key use (403) → rate limit → validation → query). */
 export const protectedErrors = {
   400: errorRef,
   401: errorRef,
+  403: errorRef,
   429: errorRef,
   500: errorRef,
   503: errorRef,

@@ -3,7 +3,7 @@ import type { ResponseCacheOptions } from './plugins/cache.js';
 import type { IndexerEvents, SyncController } from '../ingest/index.js';
 import type { KeyService } from '../keys/index.js';
 import type { BucketLimits, RateLimiter } from '../ratelimit/index.js';
-import type { ApiKeyRecord, Store } from '../store/index.js';
+import type { ApiKeyRecord, Scope, Store } from '../store/index.js';
 import type { ConcurrencyLimits } from './plugins/concurrency.js';
 import type { HttpLimits } from './plugins/limits.js';
 
@@ -19,6 +19,8 @@ export interface ApiOptions {
   authFailureLimits?: BucketLimits;
   /** URL/header sizes and slow-client timeouts (docs/hardening.md; defaults in DEFAULT_HTTP_LIMITS, docs/hardening.md). */
   httpLimits?: Partial<HttpLimits>;
+  /** The API's own address for the OpenAPI document's `servers` (default http://127.0.0.1:3000). */
+  publicUrl?: string;
   /** Fair share of the store's slots, global and per key (defaults: defaultConcurrencyLimits(store.slots)). */
   concurrency?: Partial<ConcurrencyLimits>;
 }
@@ -47,6 +49,12 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Route is reachable without an API key (docs/design.md §4: /health, /ready, docs). */
     public?: boolean;
+    /** Scope a key needs for this route (docs/design.md §4 "Scopes and publishable keys"); default `read`. */
+    scope?: Scope;
+    /** Not charged to the key's bucket nor counted in its usage (GET /usage); the bucket is only read. */
+    free?: boolean;
+    /** The route's operation id (operations.ts operationIdOf; set for every route): GET /usage counts by it. */
+    operation?: string;
   }
 }
 

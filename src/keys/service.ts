@@ -1,12 +1,23 @@
 import { AppError, type Clock } from '../core/index.js';
-import type { ApiKeyRecord, ApiKeyStore, Tier } from '../store/index.js';
+import type { ApiKeyRecord, ApiKeyStore, Scope, Tier } from '../store/index.js';
 import { generateKey, generateKeyId, hashKey, normalizeKey, sameHash } from './material.js';
+import { DEFAULT_SCOPES, PUBLISHABLE_SCOPES, SCOPES, normalizeOrigin } from './scopes.js';
 import { resolveLimits } from './tiers.js';
 
-/** A key to issue: name, tier, enterprise limits (rpm, burst) and expiry (Unix ms). */
+/**
+ * A key to issue: name, tier, enterprise limits (rpm, burst), expiry (Unix ms), scopes, and for a
+ * publishable key its allowed origins (docs/design.md §4 "Scopes and publishable keys").
+ */
 export interface CreateKeyInput {
   name: string;
-  tier: Tier;
+  /** Ignored for a publishable key (always tier `publishable`); required otherwise. */
+  tier?: Tier;
+  /** Default DEFAULT_SCOPES (all four) for a secret key, `read` for a publishable one. */
+  scopes?: readonly Scope[];
+  /** A browser key: read scope only, accepted only from `origins`, tier `publishable`. */
+  publishable?: boolean;
+  /** Allowed origins of a publishable key (at least one); refused on a secret key. */
+  origins?: readonly string[];
   /** Enterprise only (see resolveLimits). */
   rpm?: number;
   burst?: number;
@@ -27,7 +38,11 @@ export type VerifyOutcome = { ok: true; record: ApiKeyRecord } | { ok: false; co
 
 /** Issues, verifies, lists and revokes API keys (hashes only in the store, docs/design.md §4). */
 export interface KeyService {
-  /** Issues a key. Throws AppError INVALID_ARGUMENT on a bad tier/rpm/burst or an empty name. */
+  /**
+   * Issues a key. Throws AppError INVALID_ARGUMENT on a bad tier/rpm/burst, an empty name, an
+   * unknown scope, a publishable key with a scope other than `read` or without an origin, or
+   * origins on a secret key.
+   */
   create(input: CreateKeyInput): Promise<CreatedKey>;
   /**
    * Checks a presented key. Malformed, unknown, revoked and expired keys all give
@@ -85,18 +100,37 @@ export function createKeyService(deps: KeyServiceDeps): KeyService {
     async create(input) {
       const name = input.name?.trim();
       if (!name) throw new AppError('INVALID_ARGUMENT', 'name must not be empty');
-      const { rpm, burst } = resolveLimits(input.tier, input.rpm, input.burst);
+      const publishable = input.publishable === true;
+      if (!publishable && input.tier === 'publishable') throw new AppError('INVALID_ARGUMENT', 'tier publishable is for publishable keys (--publishable)');
+      if (!publishable && input.tier === undefined) throw new AppError('INVALID_ARGUMENT', 'tier is required');
+      const tier: Tier = publishable ? 'publishable' : input.tier!;
+      for (const s of input.scopes ?? []) if (!SCOPES.includes(s)) throw new AppError('INVALID_ARGUMENT', `scope must be one of ${SCOPES.join(', ')}; got ${JSON.stringify(s)}`);
+      const scopes = SCOPES.filter((s) => (input.scopes ?? (publishable ? PUBLISHABLE_SCOPES : DEFAULT_SCOPES)).includes(s));
+      if (scopes.length === 0) throw new AppError('INVALID_ARGUMENT', 'a key needs at least one scope');
+      let origins: string[] = [];
+      if (publishable) {
+        if (scopes.some((s) => !PUBLISHABLE_SCOPES.includes(s))) throw new AppError('INVALID_ARGUMENT', `a publishable key can only have the scope ${PUBLISHABLE_SCOPES.join(', ')}`);
+        if (input.rpm !== undefined || input.burst !== undefined) throw new AppError('INVALID_ARGUMENT', 'rpm/burst cannot be set on a publishable key (its tier is fixed)');
+        origins = [...new Set((input.origins ?? []).map(normalizeOrigin))];
+        if (origins.length === 0) throw new AppError('INVALID_ARGUMENT', 'a publishable key needs at least one allowed origin (--origin https://casino.example)');
+      } else if ((input.origins ?? []).length > 0) {
+        throw new AppError('INVALID_ARGUMENT', 'origins apply to publishable keys only (--publishable)');
+      }
+      const { rpm, burst } = resolveLimits(tier, input.rpm, input.burst);
       const key = generateKey();
       const record: ApiKeyRecord = {
         id: generateKeyId(),
         name,
-        tier: input.tier,
+        tier,
         rpm,
         burst,
         keyHash: hashKey(key),
         createdAt: clock.now(),
         expiresAt: input.expiresAt ?? null,
         revokedAt: null,
+        scopes,
+        publishable,
+        origins,
       };
       await store.insert(record);
       return { id: record.id, key, record };

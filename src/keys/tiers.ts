@@ -1,10 +1,13 @@
 import { AppError } from '../core/index.js';
 import type { Tier } from '../store/index.js';
 
-/** Tier limits of docs/spec.md §8 (requests per minute, burst). Enterprise is custom per key. */
+/** Tier limits of docs/spec.md §8 (requests per minute, burst), plus the publishable keys' tier (docs/design.md §4). Enterprise is custom per key. */
 export const TIER_LIMITS = Object.freeze({
   standard: Object.freeze({ rpm: 100, burst: 200 }),
   premium: Object.freeze({ rpm: 1000, burst: 2000 }),
+  // Browser keys (docs/design.md §4): read-only, shared by every visitor of one site, public by design;
+  // a lower budget bounds what a copied key can cost.
+  publishable: Object.freeze({ rpm: 60, burst: 120 }),
 }) satisfies Record<Exclude<Tier, 'enterprise'>, { rpm: number; burst: number }>;
 
 /**
@@ -13,10 +16,10 @@ export const TIER_LIMITS = Object.freeze({
  */
 export const ENTERPRISE_DEFAULT_RPM = 10_000;
 
-/** Every tier, cheapest first (docs/spec.md §8). */
+/** Every tier of a secret key, cheapest first (docs/spec.md §8); `publishable` is given by `keys create --publishable` only. */
 export const TIERS: readonly Tier[] = ['standard', 'premium', 'enterprise'];
 
-/** Whether `value` names a tier. */
+/** Whether `value` names a tier a secret key can be issued on (not `publishable`). */
 export function isTier(value: string): value is Tier {
   return (TIERS as readonly string[]).includes(value);
 }
@@ -26,7 +29,7 @@ export function isTier(value: string): value is Tier {
  * published tiers have fixed limits). Throws AppError INVALID_ARGUMENT on a bad combination.
  */
 export function resolveLimits(tier: Tier, rpm?: number, burst?: number): { rpm: number; burst: number } {
-  if (!isTier(tier)) throw new AppError('INVALID_ARGUMENT', `tier must be one of ${TIERS.join(', ')}; got ${JSON.stringify(tier)}`);
+  if (!isTier(tier) && tier !== 'publishable') throw new AppError('INVALID_ARGUMENT', `tier must be one of ${TIERS.join(', ')}; got ${JSON.stringify(tier)}`);
   if (tier !== 'enterprise') {
     if (rpm !== undefined || burst !== undefined) {
       throw new AppError('INVALID_ARGUMENT', `rpm/burst can only be set for the enterprise tier (${tier} is ${TIER_LIMITS[tier].rpm} rpm, burst ${TIER_LIMITS[tier].burst})`);

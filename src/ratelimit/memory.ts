@@ -1,6 +1,7 @@
 import type { Clock } from '../core/index.js';
 import { type BucketState, UNITS_PER_TOKEN, assertLimits, decide } from './bucket.js';
 import type { BucketLimits, RateLimitDecision, RateLimiter } from './types.js';
+import { createMemoryUsageCounter } from './usage.js';
 
 /** What the in-memory limiter needs: the clock (Unix ms) buckets refill against, and a bucket count bound. */
 export interface MemoryRateLimiterDeps {
@@ -55,6 +56,7 @@ export function createMemoryRateLimiter(deps: MemoryRateLimiterDeps): RateLimite
       consume: (bucketId, limits) => run(bucketId, limits, true),
       peek: (bucketId, limits) => run(bucketId, limits, false),
     },
+    usage: createMemoryUsageCounter(),
     close: async () => {
       buckets.clear();
     },

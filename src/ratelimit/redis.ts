@@ -2,6 +2,7 @@ import { Redis, type RedisOptions } from 'ioredis';
 import { AppError, systemClock, type Clock, type Logger } from '../core/index.js';
 import { type BucketState, UNITS_PER_TOKEN, assertLimits, decide } from './bucket.js';
 import type { BucketLimits, RateLimitDecision, RateLimiter } from './types.js';
+import { createRedisUsageCounter } from './usage.js';
 
 /**
  * The state transition of src/ratelimit/bucket.ts (`refill`, then take one token) as one
@@ -168,6 +169,7 @@ export function createRedisRateLimiter(deps: RedisRateLimiterDeps): RateLimiter 
   return {
     consume: (bucketId, limits) => run(bucketId, limits, true),
     peek: (bucketId, limits) => run(bucketId, limits, false),
+    usage: createRedisUsageCounter({ client: redis, keyPrefix: prefix, logger }),
     async close() {
       redis.off('error', onError);
       redis.off('ready', onReady);

@@ -3,6 +3,8 @@
  * docs/design.md §1 scale-out) can sit behind the same interface as the in-process one.
  */
 
+import type { UsageCounter } from './usage.js';
+
 /** Limits of one bucket: capacity `burst` tokens, refilled at `rpm` tokens per minute, evenly. */
 export interface BucketLimits {
   /** Requests per minute (refill rate). Integer ≥ 1. */
@@ -31,6 +33,12 @@ export interface RateLimiter {
   consume(bucketId: string, limits: BucketLimits): Promise<RateLimitDecision>;
   /** Reports the bucket as `consume` would, without taking a token (`allowed` = a token is available). */
   peek(bucketId: string, limits: BucketLimits): Promise<RateLimitDecision>;
+  /**
+   * The per-key, per-operation, per-UTC-day request counts of `GET /usage`, kept where the
+   * buckets are (this process's memory, or the same Redis). Optional for other limiters (the API
+   * then counts in memory).
+   */
+  readonly usage?: UsageCounter;
   /** Releases resources (timers, connections). */
   close(): Promise<void>;
   /**

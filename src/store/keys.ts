@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
-import type { ApiKeyRecord, ApiKeyStore, Tier } from './types.js';
+import type { ApiKeyRecord, ApiKeyStore, Scope, Tier } from './types.js';
 
 const toRecord = (r: Database['api_keys']): ApiKeyRecord => ({
   id: r.id,
@@ -12,6 +12,9 @@ const toRecord = (r: Database['api_keys']): ApiKeyRecord => ({
   createdAt: Number(r.created_at),
   expiresAt: r.expires_at === null ? null : Number(r.expires_at),
   revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
+  scopes: r.scopes.split(',').filter((x) => x !== '') as Scope[],
+  publishable: Number(r.publishable) === 1,
+  origins: r.origins === null ? [] : r.origins.split(' ').filter((x) => x !== ''),
 });
 
 /** API key rows: only the SHA-256 hash of a key is stored (docs/design.md §4). */
@@ -20,7 +23,8 @@ export function createApiKeyStore(db: Kysely<Database>): ApiKeyStore {
     async insert(k) {
       await db
         .insertInto('api_keys')
-        .values({ id: k.id, name: k.name, tier: k.tier, rpm: k.rpm, burst: k.burst, key_hash: k.keyHash, created_at: k.createdAt, expires_at: k.expiresAt, revoked_at: k.revokedAt })
+        .values({ id: k.id, name: k.name, tier: k.tier, rpm: k.rpm, burst: k.burst, key_hash: k.keyHash, created_at: k.createdAt, expires_at: k.expiresAt, revoked_at: k.revokedAt,
+          scopes: k.scopes.join(','), publishable: k.publishable ? 1 : 0, origins: k.origins.length === 0 ? null : k.origins.join(' ') })
         .execute();
     },
     async findByHash(keyHash) {

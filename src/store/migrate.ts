@@ -8,6 +8,7 @@ import { migration0004 } from './migrations/0004_leaderboards.js';
 import { migration0005 } from './migrations/0005_write_path.js';
 import { migration0006 } from './migrations/0006_pools.js';
 import { migration0008 } from './migrations/0008_house_edge.js';
+import { migration0009 } from './migrations/0009_key_scopes.js';
 
 /** Ordered, append-only list of migrations; names sort in application order. */
 function migrationsFor(a: DialectAdapter): Record<string, Migration> {
@@ -19,6 +20,7 @@ function migrationsFor(a: DialectAdapter): Record<string, Migration> {
     '0005_write_path': migration0005(),
     '0006_pools': migration0006(a),
     '0008_house_edge': migration0008(a),
+    '0009_key_scopes': migration0009(a),
   };
 }
 

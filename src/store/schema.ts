@@ -124,6 +124,12 @@ export interface ApiKeysTable {
   created_at: Int;
   expires_at: Int | null;
   revoked_at: Int | null;
+  /** Comma-separated scopes (`read,sync,stream,export`; migration 0009: existing keys keep all). */
+  scopes: string;
+  /** 1 for a publishable (browser) key, else 0. */
+  publishable: number;
+  /** A publishable key's allowed origins, space-separated; null for secret keys. */
+  origins: string | null;
 }
 
 /** A column's Kysely type by its kind (rollups/definitions.ts SumKind): USD is a double, the rest 64-bit integers. */

@@ -63,8 +63,11 @@ export interface HourlyPrice {
 
 // ───────────────────────────── API keys ─────────────────────────────
 
-/** API key tier: sets the default rate limits of a key (docs/design.md §4). */
-export type Tier = 'standard' | 'premium' | 'enterprise';
+/** API key tier: sets the default rate limits of a key (docs/design.md §4); `publishable` is the browser keys' own lower tier. */
+export type Tier = 'standard' | 'premium' | 'enterprise' | 'publishable';
+
+/** What a key may do (docs/design.md §4 "Scopes and publishable keys"): read the analytics, trigger a sync, stream, export. */
+export type Scope = 'read' | 'sync' | 'stream' | 'export';
 
 /** A stored API key: only the SHA-256 hash of the key is kept (docs/design.md §4). */
 export interface ApiKeyRecord {
@@ -80,6 +83,12 @@ export interface ApiKeyRecord {
   createdAt: number;
   expiresAt: number | null;
   revokedAt: number | null;
+  /** The scopes the key holds (keys made before migration 0009 hold all four). */
+  scopes: readonly Scope[];
+  /** A browser key: read scope only, accepted only from `origins` (docs/design.md §4). */
+  publishable: boolean;
+  /** Allowed origins of a publishable key (`https://casino.example`, as URL.origin gives them); empty for secret keys. */
+  origins: readonly string[];
 }
 
 /** Storage of API key records (hashes only); `revoke` times are Unix ms. Errors: AppError STORE_UNAVAILABLE. */

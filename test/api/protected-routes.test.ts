@@ -21,7 +21,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-test('the table covers every protected operation of the OpenAPI document (17 of docs/spec.md §4, /pools, /pool, and the operations of docs/design.md §10)', async () => {
+test('the table covers every protected operation of the OpenAPI document (17 of docs/spec.md §4, /pools, /pool, /usage and the operations of docs/design.md §10)', async () => {
   const doc = (await http(t.baseUrl, '/openapi.json')).body;
   const documented: string[] = [];
   for (const [path, item] of Object.entries<Record<string, { security?: unknown[] }>>(doc.paths)) {
@@ -32,7 +32,7 @@ test('the table covers every protected operation of the OpenAPI document (17 of 
     }
   }
   expect(documented.sort()).toEqual(OPERATIONS.map((o) => `${o.method} ${o.path}`).sort());
-  expect(documented).toHaveLength(23);
+  expect(documented).toHaveLength(24);
 });
 
 describe.each(OPERATIONS)('$method $path', (op) => {
@@ -63,7 +63,7 @@ describe.each(OPERATIONS)('$method $path', (op) => {
     expectError(await call(t.baseUrl, op, { key: expired }), 401, 'UNAUTHORIZED');
   });
 
-  test('an empty bucket → 429 RATE_LIMITED with Retry-After and rate-limit headers', async () => {
+  test.skipIf(op.free)('an empty bucket → 429 RATE_LIMITED with Retry-After and rate-limit headers', async () => {
     const key = await t.createKey({ tier: 'enterprise', rpm: 6, burst: 2 });
     for (let i = 0; i < 2; i++) {
       const ok = await call(t.baseUrl, op, { key });
@@ -76,5 +76,15 @@ describe.each(OPERATIONS)('$method $path', (op) => {
     // 6 per minute: one token every 10 s.
     expect(res.body.retryAfter).toBe(10);
     expect(rateHeaders(res)).toMatchObject({ limit: 6, remaining: 0 });
+  });
+
+  test.runIf(op.free)('free: an empty bucket still answers, and the call takes no token', async () => {
+    const key = await t.createKey({ tier: 'enterprise', rpm: 6, burst: 2 });
+    for (let i = 0; i < 2; i++) expect((await call(t.baseUrl, OPERATIONS[0]!, { key })).status).toBe(200);
+    for (let i = 0; i < 3; i++) {
+      const res = await call(t.baseUrl, op, { key });
+      expect(res.status, res.text).toBe(op.emptyStatus);
+      expect(rateHeaders(res)).toMatchObject({ limit: 6, remaining: 0 });
+    }
   });
 });

@@ -11,11 +11,13 @@ export interface Operation {
   query?: Record<string, string>;
   /** Status on an empty store. */
   emptyStatus: number;
+  /** Not charged to the key's bucket (GET /usage: docs/design.md §4 "Usage"). */
+  free?: boolean;
 }
 
 /**
  * The 17 operations of docs/spec.md §4, the pool directory (/pools, /pool; docs/design.md §4) and
- * the LP-return and house-edge operations (docs/design.md §10), each with a valid request.
+ * the LP-return and house-edge operations (docs/design.md §10) and /usage, each with a valid request.
  */
 export const OPERATIONS: Operation[] = [
   { method: 'GET', path: '/status', emptyStatus: 200 },
@@ -41,6 +43,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'GET', path: '/house-edge/wins', emptyStatus: 200 },
   { method: 'GET', path: '/pool/lp-price', query: { pool: ADDR }, emptyStatus: 200 },
   { method: 'GET', path: '/pool/returns', query: { pool: ADDR, startTime: '0' }, emptyStatus: 404 },
+  { method: 'GET', path: '/usage', emptyStatus: 200, free: true },
 ];
 
 export function opUrl(op: Pick<Operation, 'path' | 'query'>, extra: Record<string, string> = {}): string {

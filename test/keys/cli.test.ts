@@ -79,6 +79,19 @@ describe('gamba-analytics keys', () => {
     expect(table.stdout).toMatch(/big\s+enterprise\s+5000\s+9000\s+active/);
   });
 
+  test('--scopes and --publishable --origin: stored as given, shown by list, never the key text', async () => {
+    const narrow = await cli(['keys', 'create', '--name', 'dash', '--tier', 'standard', '--scopes', 'read', '--json']);
+    expect(narrow.code, narrow.stderr).toBe(0);
+    expect(JSON.parse(narrow.stdout)).toMatchObject({ scopes: ['read'], publishable: false, origins: [] });
+    const pub = await cli(['keys', 'create', '--name', 'web', '--publishable', '--origin', 'https://Casino.example:443', '--origin', 'http://localhost:5173', '--json']);
+    expect(pub.code, pub.stderr).toBe(0);
+    // Origins are kept as browsers send them (default port dropped, host lowercase); tier and scope fixed.
+    expect(JSON.parse(pub.stdout)).toMatchObject({ tier: 'publishable', rpm: 60, burst: 120, scopes: ['read'], publishable: true, origins: ['https://casino.example', 'http://localhost:5173'] });
+    const rows = JSON.parse((await cli(['keys', 'list', '--json'])).stdout) as { name: string; scopes: string[]; origins: string[] }[];
+    expect(rows.find((r) => r.name === 'web')).toMatchObject({ scopes: ['read'], origins: ['https://casino.example', 'http://localhost:5173'] });
+    expect(rows.find((r) => r.name === 'dash')).toMatchObject({ scopes: ['read'] });
+  });
+
   test('bad arguments or configuration → exit 1 with a message naming the culprit, and no key', async () => {
     const cases: [string[], RegExp, Record<string, string>?][] = [
       [['keys', 'create', '--name', 'x', '--tier', 'gold'], /tier/],
@@ -86,6 +99,12 @@ describe('gamba-analytics keys', () => {
       [['keys', 'create', '--name', 'x', '--tier', 'enterprise', '--rpm', '0'], /rpm/],
       [['keys', 'create', '--name', 'x', '--tier', 'standard', '--expires', 'later'], /expires/],
       [['keys', 'create', '--tier', 'standard'], /--name/],
+      [['keys', 'create', '--name', 'x'], /--tier/],
+      [['keys', 'create', '--name', 'x', '--tier', 'standard', '--scopes', 'read,admin'], /scope/],
+      [['keys', 'create', '--name', 'x', '--publishable'], /origin/],
+      [['keys', 'create', '--name', 'x', '--publishable', '--origin', 'https://casino.example/path'], /origin/],
+      [['keys', 'create', '--name', 'x', '--publishable', '--origin', 'https://casino.example', '--scopes', 'read,sync'], /publishable/],
+      [['keys', 'create', '--name', 'x', '--tier', 'standard', '--origin', 'https://casino.example'], /publishable/],
       [['keys', 'list'], /LOG_LEVEL/, { LOG_LEVEL: 'loud' }],
       [['keys', 'list'], /DATABASE_URL/, { DATABASE_URL: 'mysql://x' }],
     ];

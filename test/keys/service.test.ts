@@ -119,7 +119,7 @@ describe('key record cache (recordTtlMs)', () => {
     expect((await other.verify(later)).ok).toBe(false);
     await store.keys.insert({
       id: 'key_later', name: 'later', tier: 'premium', rpm: 1000, burst: 2000,
-      keyHash: createHash('sha256').update(later).digest('hex'), createdAt: clock.now(), expiresAt: null, revokedAt: null,
+      keyHash: createHash('sha256').update(later).digest('hex'), createdAt: clock.now(), expiresAt: null, revokedAt: null, scopes: ['read'], publishable: false, origins: [],
     });
     expect((await other.verify(later)).ok).toBe(true);
     const fresh = { id: 'key_later', key: later };

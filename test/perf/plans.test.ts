@@ -151,7 +151,7 @@ async function runEveryRead(): Promise<void> {
   await store.knownSignatures(f.signatures.slice(0, 20).map((s) => s.signature));
   await store.setState({ 'plans.test': '1' });
   await store.getState('plans.test');
-  await store.keys.insert({ id: 'k1', name: 'plans', tier: 'standard', rpm: 100, burst: 200, keyHash: 'a'.repeat(64), createdAt: f.nowMs, expiresAt: null, revokedAt: null });
+  await store.keys.insert({ id: 'k1', name: 'plans', tier: 'standard', rpm: 100, burst: 200, keyHash: 'a'.repeat(64), createdAt: f.nowMs, expiresAt: null, revokedAt: null, scopes: ['read'], publishable: false, origins: [] });
   await store.keys.findByHash('a'.repeat(64));
   await store.keys.revoke('k1', f.nowMs);
   await store.keys.list();

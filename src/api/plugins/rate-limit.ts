@@ -1,35 +1,62 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Metrics } from '../../core/index.js';
-import type { RateLimitDecision, RateLimiter } from '../../ratelimit/index.js';
+import type { Clock, Metrics } from '../../core/index.js';
+import type { BucketLimits, RateLimitDecision, RateLimiter, UsageCounter } from '../../ratelimit/index.js';
 import type { ApiKeyRecord } from '../../store/index.js';
 import { apiError } from '../errors.js';
 import { runStep } from './hook-step.js';
 
 /**
- * Per-key token bucket (docs/design.md §4 "Rate limits"), an onRequest hook after auth and before
- * validation. Sets `X-RateLimit-Limit` (rpm), `X-RateLimit-Remaining` (whole tokens) and
- * `X-RateLimit-Reset` (Unix s when full) on every authenticated answer, errors included;
- * denies with 429 RATE_LIMITED + `Retry-After` = seconds until one request is allowed.
+ * The IETF RateLimit-Policy of a key's bucket (draft-ietf-httpapi-ratelimit-headers; docs/errors.md
+ * "Rate-limit headers"): quota `q` = the bucket's capacity (burst) over window `w` = the seconds the
+ * bucket takes to refill from empty (burst × 60 / rpm, rounded up), so `q / w` is the sustained rate
+ * and the remaining count `r` is never above `q`. Named after the tier: `"standard";q=200;w=120`.
+ */
+export function rateLimitPolicy(tier: string, limits: BucketLimits): string {
+  return `"${tier}";q=${limits.burst};w=${Math.ceil((limits.burst * 60) / limits.rpm)}`;
+}
+
+/**
+ * Per-key token bucket (docs/design.md §4 "Rate limits"), an onRequest hook after auth and the
+ * key-use check, before validation. Sets on every authenticated answer, errors included:
+ * `X-RateLimit-Limit` (rpm), `X-RateLimit-Remaining` (whole tokens; up to the burst),
+ * `X-RateLimit-Reset` (Unix s when full), and the IETF `RateLimit-Policy` (rateLimitPolicy) and
+ * `RateLimit: "<tier>";r=<remaining>;t=<s until full>`. Denies with 429 RATE_LIMITED +
+ * `Retry-After` = seconds until one request is allowed. A charged request is counted in `usage`
+ * under its operation id (GET /usage); a route with `config.free` (GET /usage itself) only reads
+ * the bucket: never charged, never denied, not counted.
  * Callback-style: with the in-process limiter no promise is made per request (docs/benchmarks.md).
  */
-export function registerRateLimit(scope: FastifyInstance, deps: { limiter: RateLimiter; metrics: Metrics }): void {
-  const { limiter, metrics } = deps;
-  const apply = (reply: FastifyReply, key: ApiKeyRecord, d: RateLimitDecision): void => {
+export function registerRateLimit(scope: FastifyInstance, deps: { limiter: RateLimiter; metrics: Metrics; clock: Clock; usage: UsageCounter }): void {
+  const { limiter, metrics, clock, usage } = deps;
+  // One policy text per key record (records are reused for seconds): no string built per request.
+  const policies = new WeakMap<ApiKeyRecord, string>();
+  const policyOf = (key: ApiKeyRecord): string => {
+    let p = policies.get(key);
+    if (p === undefined) policies.set(key, (p = rateLimitPolicy(key.tier, key)));
+    return p;
+  };
+  const apply = (reply: FastifyReply, key: ApiKeyRecord, d: RateLimitDecision, free: boolean): void => {
     reply.header('x-ratelimit-limit', String(d.limit));
     reply.header('x-ratelimit-remaining', String(d.remaining));
     reply.header('x-ratelimit-reset', String(d.resetSec));
+    reply.header('ratelimit-policy', policyOf(key));
+    reply.header('ratelimit', `"${key.tier}";r=${d.remaining};t=${Math.max(0, d.resetSec - Math.floor(clock.now() / 1000))}`);
+    if (free) return;
     if (!d.allowed) {
       metrics.rateLimitDenials.inc({ tier: key.tier });
       throw apiError('RATE_LIMITED', undefined, { retryAfter: d.retryAfterSec });
     }
+    const operation = reply.request.routeOptions.config.operation;
+    if (operation !== undefined) usage.count(key.id, operation, clock.now());
   };
   const limit = (reply: FastifyReply): void | Promise<void> => {
     const key = reply.request.apiKey;
     if (!key) return; // auth ran first and would have thrown
     const bucketId = `key:${key.id}`;
+    const free = reply.request.routeOptions.config.free === true;
     // The key record carries its limits (rpm, burst): no object per request.
-    if (limiter.sync) return apply(reply, key, limiter.sync.consume(bucketId, key));
-    return limiter.consume(bucketId, key).then((d) => apply(reply, key, d));
+    if (limiter.sync) return apply(reply, key, free ? limiter.sync.peek(bucketId, key) : limiter.sync.consume(bucketId, key), free);
+    return (free ? limiter.peek(bucketId, key) : limiter.consume(bucketId, key)).then((d) => apply(reply, key, d, free));
   };
   scope.addHook('onRequest', (_request, reply, done) => runStep(done, limit, reply));
 }

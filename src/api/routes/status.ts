@@ -108,6 +108,7 @@ export function registerStatusRoutes(scope: FastifyInstance, deps: RouteDeps): v
   });
 
   scope.post('/sync', {
+    config: { scope: 'sync' },
     schema: {
       tags: ['status'],
       summary: 'Trigger a catch-up sync (joins a running one)',

@@ -1,13 +1,14 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../../config/index.js';
 import { AppError, createCommon, createLogger, isoMs } from '../../core/index.js';
-import { TIERS, createKeyService, isTier, parseExpiry } from '../../keys/index.js';
-import { type ApiKeyRecord, type Store, createStore } from '../../store/index.js';
+import { SCOPES, TIERS, createKeyService, isTier, parseExpiry, parseScopes } from '../../keys/index.js';
+import { type ApiKeyRecord, type Scope, type Store, createStore } from '../../store/index.js';
 
 /**
  * `gamba-analytics keys create|list|revoke` (docs/design.md §4: operators manage keys with the CLI).
  * The key text is printed once at creation; only its SHA-256 is stored. `--json` prints
- * machine-readable output on stdout (logs go to stderr).
+ * machine-readable output on stdout (logs go to stderr). `--scopes` and `--publishable
+ * --origin` set a key's scopes and make a browser key (docs/design.md §4 "Scopes and publishable keys").
  */
 export function registerKeys(program: Command): void {
   const keys = program.command('keys').description('manage API keys (stored in the DATABASE_URL store)');
@@ -16,21 +17,32 @@ export function registerKeys(program: Command): void {
     .command('create')
     .description('issue a new API key; the key is shown once')
     .requiredOption('--name <name>', 'who or what the key is for')
-    .requiredOption('--tier <tier>', `rate-limit tier: ${TIERS.join(' | ')}`, parseTier)
+    .option('--tier <tier>', `rate-limit tier: ${TIERS.join(' | ')} (required unless --publishable)`, parseTier)
+    .option('--scopes <list>', `comma-separated scopes: ${SCOPES.join(',')} (default: all; publishable keys: read)`, parseScopeList)
+    .option('--publishable', 'a browser key: read-only, tier publishable, accepted only from --origin')
+    .option('--origin <origin>', 'publishable keys: an allowed origin such as https://casino.example (repeatable)', (v: string, acc: string[] = []) => [...acc, v])
     .option('--rpm <n>', 'enterprise only: requests per minute', parsePositiveInt)
     .option('--burst <n>', 'enterprise only: burst (bucket capacity)', parsePositiveInt)
     .option('--expires <when>', 'lifetime such as 90d, 12h, 2w, 1y, or an ISO 8601 date (default: never)')
     .option('--json', 'print {"id","key","tier",…} as JSON')
-    .action(async (opts: { name: string; tier: ApiKeyRecord['tier']; rpm?: number; burst?: number; expires?: string; json?: boolean }) => {
+    .action(async (opts: { name: string; tier?: ApiKeyRecord['tier']; scopes?: Scope[]; publishable?: boolean; origin?: string[]; rpm?: number; burst?: number; expires?: string; json?: boolean }) => {
+      if (opts.publishable && opts.tier !== undefined) throw new AppError('INVALID_ARGUMENT', '--tier cannot be given with --publishable (publishable keys have their own tier)');
+      if (!opts.publishable && opts.tier === undefined) throw new AppError('INVALID_ARGUMENT', '--tier is required (or --publishable)');
       await withStore(async (store, now) => {
         const expiresAt = opts.expires === undefined ? undefined : parseExpiry(opts.expires, now);
         const service = createKeyService({ store: store.keys, clock: { now: () => now } });
-        const { id, key, record } = await service.create({ name: opts.name, tier: opts.tier, rpm: opts.rpm, burst: opts.burst, expiresAt });
+        const { id, key, record } = await service.create({
+          name: opts.name, tier: opts.tier, scopes: opts.scopes, publishable: opts.publishable, origins: opts.origin, rpm: opts.rpm, burst: opts.burst, expiresAt,
+        });
         if (opts.json) {
-          print(JSON.stringify({ id, key, tier: record.tier, name: record.name, rpm: record.rpm, burst: record.burst, expiresAt: isoOrNull(record.expiresAt) }));
+          print(JSON.stringify({
+            id, key, tier: record.tier, name: record.name, rpm: record.rpm, burst: record.burst, expiresAt: isoOrNull(record.expiresAt),
+            scopes: record.scopes, publishable: record.publishable, origins: record.origins,
+          }));
           return;
         }
-        print(`Created API key ${id} "${record.name}": tier ${record.tier}, ${record.rpm} requests/min, burst ${record.burst}, expires ${isoOrNull(record.expiresAt) ?? 'never'}.`);
+        const kind = record.publishable ? `publishable key for ${record.origins.join(', ')}` : 'API key';
+        print(`Created ${kind} ${id} "${record.name}": tier ${record.tier}, ${record.rpm} requests/min, burst ${record.burst}, scopes ${record.scopes.join(',')}, expires ${isoOrNull(record.expiresAt) ?? 'never'}.`);
         print('The key is shown only now; store it safely:');
         print(key);
       });
@@ -51,8 +63,8 @@ export function registerKeys(program: Command): void {
           print('No API keys. Create one with: gamba-analytics keys create --name NAME --tier standard');
           return;
         }
-        const header = ['ID', 'NAME', 'TIER', 'RPM', 'BURST', 'STATUS', 'CREATED', 'EXPIRES'];
-        const table = rows.map((r) => [r.id, r.name, r.tier, String(r.rpm), String(r.burst), r.status, r.createdAt, r.expiresAt ?? 'never']);
+        const header = ['ID', 'NAME', 'TIER', 'RPM', 'BURST', 'STATUS', 'CREATED', 'EXPIRES', 'SCOPES', 'ORIGINS'];
+        const table = rows.map((r) => [r.id, r.name, r.tier, String(r.rpm), String(r.burst), r.status, r.createdAt, r.expiresAt ?? 'never', r.scopes.join(','), r.origins.join(' ')]);
         const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i]!.length)));
         for (const row of [header, ...table]) print(row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd());
       });
@@ -87,6 +99,9 @@ function describe(r: ApiKeyRecord, now: number) {
     tier: r.tier,
     rpm: r.rpm,
     burst: r.burst,
+    scopes: r.scopes,
+    publishable: r.publishable,
+    origins: r.origins,
     status,
     createdAt: isoMs(r.createdAt),
     expiresAt: isoOrNull(r.expiresAt),
@@ -109,6 +124,14 @@ async function withStore(fn: (store: Store, now: number) => Promise<void>): Prom
 function parseTier(value: string): ApiKeyRecord['tier'] {
   if (!isTier(value)) throw new InvalidArgumentError(`must be one of ${TIERS.join(', ')}`);
   return value;
+}
+
+function parseScopeList(value: string): Scope[] {
+  try {
+    return parseScopes(value);
+  } catch (err) {
+    throw new InvalidArgumentError(err instanceof Error ? err.message : String(err));
+  }
 }
 
 function parsePositiveInt(value: string): number {
