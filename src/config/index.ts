@@ -26,6 +26,8 @@ export type RedisErrorPolicy = 'closed' | 'open';
 export interface Config {
   port: number;
   host: string;
+  /** The API's address as its users reach it: the OpenAPI document's `servers` entry (PUBLIC_URL; default http://HOST:PORT). */
+  publicUrl: string;
   store: StoreConfig;
   logLevel: string;
   /** Unset → the built-in simulator is started and indexed (demo mode, docs/design.md §1). */
@@ -144,9 +146,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) fail('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`, logLevel);
   const host = env.HOST || '127.0.0.1';
   const metricsPortRaw = env.METRICS_PORT;
+  const port = int(env, 'PORT', 3000, 0, 65535);
   const config: Config = {
-    port: int(env, 'PORT', 3000, 0, 65535),
+    port,
     host,
+    publicUrl: (url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, ''),
     store: parseDatabaseUrl(env.DATABASE_URL, env.DATABASE_READ_URL),
     logLevel,
     solanaRpcUrl: url(env, 'SOLANA_RPC_URL', ['http:', 'https:']),
