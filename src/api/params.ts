@@ -86,6 +86,26 @@ function time(description: string): Param<TString, number, false> {
   return param<TString, number, false>(Type.String({ pattern: TIME_PATTERN, description }), TIME_RULE, false, { parse: (raw, name) => parseTime(name, raw) as number });
 }
 
+/** `tz` rule: an IANA time zone name Intl knows (docs/design.md §4 "Windows"). */
+const TZ_RULE = 'must be an IANA time zone name, e.g. UTC, Europe/Berlin, America/New_York';
+
+/** An IANA zone name → its canonical name (Intl); throws INVALID_PARAMETER for a zone Intl does not know. */
+export function parseTimeZone(name: string, raw: string): string {
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: raw }).resolvedOptions().timeZone;
+  } catch {
+    throw invalidParameter(name, TZ_RULE);
+  }
+}
+
+/** Series intervals (`interval`, docs/design.md §4 "Windows"): one point per local hour, local day or ISO week (Monday). */
+export const INTERVALS = ['hour', 'day', 'week'] as const;
+/** A series interval. */
+export type Interval = (typeof INTERVALS)[number];
+
+/** Most points one series answer holds (docs/design.md §4 "Windows"); a request for more → 400 naming its window parameters. */
+export const MAX_SERIES_POINTS = 1000;
+
 function cursor(description: string): Param<TString, string, false> {
   return param<TString, string, false>(Type.String({ minLength: 1, maxLength: 512, description }), CURSOR_RULE, false);
 }
@@ -116,6 +136,18 @@ export const PARAMS = {
   startTime: time(
     'Keep games with time ≥ startTime: Unix time in milliseconds (integer ≥ 0) or an ISO 8601 date-time with a zone, e.g. 2025-01-31T00:00:00Z',
   ),
+  endTime: time(
+    'Keep games with time < endTime (exclusive): Unix time in milliseconds (integer ≥ 0) or an ISO 8601 date-time with a zone; must be later than startTime',
+  ),
+  seriesStart: time('Series window start, inclusive: Unix time in milliseconds or an ISO 8601 date-time with a zone. When set, `days` is ignored'),
+  seriesEnd: time('Series window end, exclusive (default: the end of the interval holding now): Unix time in milliseconds or an ISO 8601 date-time with a zone'),
+  tz: param<TString, string, true>(
+    Type.String({ minLength: 1, maxLength: 64, default: 'UTC', description: 'IANA time zone of the day and week buckets and of their `date` labels (default UTC)' }),
+    TZ_RULE,
+    true,
+    { parse: (raw, name) => parseTimeZone(name, raw) },
+  ),
+  interval: oneOf(`Series step: hour, day (default) or week (ISO weeks, Monday 00:00 in tz); at most ${MAX_SERIES_POINTS} points per answer`, INTERVALS, 'day'),
   windowStart: time('Window start, inclusive (game figures only): Unix time in milliseconds or an ISO 8601 date-time with a zone'),
   windowEnd: time('Window end, exclusive (game figures only): Unix time in milliseconds or an ISO 8601 date-time with a zone'),
   page: integer(`Zero-based page number; page × itemsPerPage ≤ ${MAX_PAGE_DEPTH} (use cursor beyond)`, 0, undefined, 0),
