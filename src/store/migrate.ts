@@ -7,6 +7,7 @@ import { migration0003 } from './migrations/0003_window_players.js';
 import { migration0004 } from './migrations/0004_leaderboards.js';
 import { migration0005 } from './migrations/0005_write_path.js';
 import { migration0006 } from './migrations/0006_pools.js';
+import { migration0007 } from './migrations/0007_hour_rollups.js';
 
 /** Ordered, append-only list of migrations; names sort in application order. */
 function migrationsFor(a: DialectAdapter): Record<string, Migration> {
@@ -17,6 +18,7 @@ function migrationsFor(a: DialectAdapter): Record<string, Migration> {
     '0004_leaderboards': migration0004(a),
     '0005_write_path': migration0005(),
     '0006_pools': migration0006(a),
+    '0007_hour_rollups': migration0007(a),
   };
 }
 

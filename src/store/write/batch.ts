@@ -91,7 +91,7 @@ async function gameRow(ctx: Ctx, e: LocatedEvent & { name: 'GameSettled' }): Pro
   return {
     row,
     e,
-    dims: { day: dayOf(timeMs), creator: d.creator, token: d.tokenMint, pool: d.pool, player: d.user },
+    dims: { day: dayOf(timeMs), hour_ms: hourMs, creator: d.creator, token: d.tokenMint, pool: d.pool, player: d.user },
     delta: gameDelta({ timeMs, wager: d.wager, payout: d.payout, jackpot: d.jackpotPayoutToUser, poolFee: d.poolFee, usd }),
     usd,
   };

@@ -52,7 +52,7 @@ export async function rebuildRollupsIn(db: Kysely<any>, a: DialectAdapter): Prom
           housePnl: p === null ? 0 : Number(wager - payout) * p,
         };
         rollups.add(
-          { day: g.day, creator: g.creator, token: g.token, pool: g.pool, player: g.player },
+          { day: g.day, hour_ms: Number(g.hour_ms), creator: g.creator, token: g.token, pool: g.pool, player: g.player },
           gameDelta({ timeMs, wager, payout, jackpot: BigInt(g.jackpot), poolFee, usd }),
         );
         const key = orderKey(Number(g.slot), g.signature, g.event_index);
