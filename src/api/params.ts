@@ -1,7 +1,7 @@
 import type { FastifySchemaValidationError } from 'fastify';
 import { type Static, type TInteger, type TSchema, type TString, Type } from 'typebox';
 import type { PlayersSortBy, PoolSortBy, SettledGamesOrderBy, SortDirection } from '../store/index.js';
-import { AppError } from '../core/index.js';
+import { AppError, MAX_SERIES_POINTS } from '../core/index.js';
 import { invalidParameter } from './errors.js';
 
 /**
@@ -103,8 +103,7 @@ export const INTERVALS = ['hour', 'day', 'week'] as const;
 /** A series interval. */
 export type Interval = (typeof INTERVALS)[number];
 
-/** Most points one series answer holds (docs/design.md §4 "Windows"); a request for more → 400 naming its window parameters. */
-export const MAX_SERIES_POINTS = 1000;
+export { MAX_SERIES_POINTS } from '../core/index.js';
 
 function cursor(description: string): Param<TString, string, false> {
   return param<TString, string, false>(Type.String({ minLength: 1, maxLength: 512, description }), CURSOR_RULE, false);
@@ -139,6 +138,7 @@ export const PARAMS = {
   endTime: time(
     'Keep games with time < endTime (exclusive): Unix time in milliseconds (integer ≥ 0) or an ISO 8601 date-time with a zone; must be later than startTime',
   ),
+  platformsStart: time('Window start, inclusive: Unix time in milliseconds or an ISO 8601 date-time with a zone. When set, `days` is ignored'),
   seriesStart: time('Series window start, inclusive: Unix time in milliseconds or an ISO 8601 date-time with a zone. When set, `days` is ignored'),
   seriesEnd: time('Series window end, exclusive (default: the end of the interval holding now): Unix time in milliseconds or an ISO 8601 date-time with a zone'),
   tz: param<TString, string, true>(
@@ -162,6 +162,11 @@ export const PARAMS = {
   ),
   orderBy: oneOf('Ordering key (ties: time, then signature)', ORDER_BY, 'time'),
   sorting: oneOf('Direction', SORTING, 'DESC'),
+  seriesDays: param<TInteger, number, false>(
+    Type.Integer({ minimum: 1, maximum: 300, description: 'Number of dates (in tz) ending today, today included; default 300, or 1 with interval=hour. Ignored when startTime is set' }),
+    'must be an integer from 1 to 300',
+    false,
+  ),
   chartDays: integer('Number of UTC dates ending today (today included)', 1, 300, 300),
   platformsDays: integer('Rolling window: games with time ≥ now − days × 24 h', 1, 365, 7),
   platformsLimit: integer('Number of results', 1, 100, 10),

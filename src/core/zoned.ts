@@ -6,6 +6,9 @@ import { MS_PER_DAY, MS_PER_HOUR } from './time.js';
  * of an IANA zone, computed with Intl (the zone rules of the ICU data Node ships).
  */
 
+/** Most points one series answer holds (docs/design.md §4 "Windows"): more → 400 naming the window parameters. */
+export const MAX_SERIES_POINTS = 1000;
+
 /** A series step: one local hour, local day, or ISO week (Monday 00:00 local). */
 export type SeriesInterval = 'hour' | 'day' | 'week';
 
@@ -121,7 +124,7 @@ function nextStart(tz: string, interval: SeriesInterval, start: number): number 
  * Throws AppError INVALID_PARAMETER when start ≥ end (naming `endTime`, or `startTime` when no
  * endTime was given) or when the window holds more than `maxPoints` buckets (naming `interval`).
  */
-export function seriesBuckets(w: SeriesWindow, maxPoints: number): SeriesBucket[] {
+export function seriesBuckets(w: SeriesWindow, maxPoints = MAX_SERIES_POINTS): SeriesBucket[] {
   const end = w.endTime ?? nextStart(w.tz, w.interval, bucketStart(w.tz, w.interval, w.now));
   const start = w.startTime ?? midnightOf(w.tz, end - 1, -(w.days - 1));
   if (start >= end) {

@@ -25,11 +25,11 @@ export function createQueries(db: Kysely<Database>, a: DialectAdapter): Queries 
     tokens: (q) => tokens(db, q),
     ratio: (q) => ratio(db, q),
     total: (pool) => total(db, pool),
-    daily: (q) => daily(db, q),
+    daily: (q) => daily(db, a, q),
     pools: (q) => pools(db, q),
     pool: (q) => pool(db, a, q),
-    chartPlays: (q) => chartPlays(db, q),
-    chartDailyUsd: (q) => chartPlays(db, q),
-    chartDaoUsd: (q) => chartDaoUsd(db, q),
+    chartPlays: (q) => chartPlays(db, a, q),
+    chartDailyUsd: (q) => chartPlays(db, a, q),
+    chartDaoUsd: (q) => chartDaoUsd(db, a, q),
   };
 }
