@@ -168,7 +168,7 @@ export const PARAMS = {
     false,
   ),
   chartDays: integer('Number of UTC dates ending today (today included)', 1, 300, 300),
-  platformsDays: integer('Rolling window: games with time ≥ now − days × 24 h', 1, 365, 7),
+  platformsDays: integer('Rolling window: games with time ≥ now − days × 24 h (with endTime: endTime − days × 24 h ≤ time < endTime); ignored when startTime is set', 1, 365, 7),
   platformsLimit: integer('Number of results', 1, 100, 10),
   platformsSortBy: oneOf('Ordering (descending)', PLATFORM_SORT, 'usd_volume'),
   playersLimit: integer('Number of results', 1, 1000, 10),

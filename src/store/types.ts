@@ -258,7 +258,7 @@ export interface PoolChangeRecord {
 /** GET /platforms: top `limit` creators over the `days` × 24 h before `now` (Unix ms). */
 export interface PlatformsQuery {
   limit: number;
-  /** Rolling window now − days × 24 h, unless startTime is set. */
+  /** Rolling window of days × 24 h ending now (or at endTime), unless startTime is set. */
   days: number;
   /** Window start (ms, inclusive); replaces `days`. */
   startTime?: number | undefined;

@@ -483,8 +483,8 @@ export function createOracle(input: OracleInput): Oracle {
 
     platforms(q) {
       // docs/design.md §4: rolling window now − days × 24 h (R4: every field inside it).
-      // docs/design.md §4 "Windows": startTime replaces days; endTime (exclusive) closes the window.
-      const from = q.startTime ?? nowMs - q.days * MS_PER_DAY;
+      // docs/design.md §4 "Windows": startTime replaces days; endTime (exclusive) closes the window, which then ends there.
+      const from = q.startTime ?? (q.endTime ?? nowMs) - q.days * MS_PER_DAY;
       const xs = games.filter((g) => g.time >= from && (q.endTime === undefined ? g.time <= nowMs : g.time < q.endTime));
       const rows = [...groupBy(xs, (g) => g.creator)].map(([creator, gs]) => ({
         creator,

@@ -19,7 +19,8 @@ import { rangeSums } from './series.js';
  *   whenever the creator has a game there (only such creators are listed).
  */
 export async function platforms(db: Kysely<Database>, a: DialectAdapter, q: PlatformsQuery): Promise<PlatformEntry[]> {
-  if (q.endTime !== undefined) return closedWindow(db, a, q, q.startTime ?? 0, q.endTime);
+  // endTime without startTime: the `days` ending at endTime (docs/design.md §4 "Windows").
+  if (q.endTime !== undefined) return closedWindow(db, a, q, q.startTime ?? q.endTime - q.days * MS_PER_DAY, q.endTime);
   const start = q.startTime ?? q.now - q.days * MS_PER_DAY;
   const d = dayOf(start);
   // The raw start-day games are bounded by the day's end so g_time reads that day only.
