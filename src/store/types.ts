@@ -431,6 +431,12 @@ export interface DaoPoint {
   dao_fees_usd: number;
 }
 
+/** What the store's answers are built from: the newest stored event (game or pool change) in chain order, its slot and block time (Unix ms, whole seconds). */
+export interface Freshness {
+  slot: number;
+  timeMs: number;
+}
+
 /** Counters behind /status and /sync/status: rollups and counters, never COUNT(*) over history (docs/design.md §7). */
 export interface StoreCounts {
   totalSignatures: number;
@@ -447,6 +453,8 @@ export interface StoreCounts {
 /** The read queries the API runs (src/store/queries); each answer is plain data (structured-clone safe). */
 export interface Queries {
   counts(): Promise<StoreCounts>;
+  /** The newest stored event's slot and time (docs/design.md §5 "Freshness headers"); null on an empty store. */
+  freshness(): Promise<Freshness | null>;
   stats(q: StatsQuery): Promise<StatsResult>;
   /** undefined when the user has no matching game (→ 404 PLAYER_NOT_FOUND). */
   player(q: PlayerQuery): Promise<PlayerResult | undefined>;

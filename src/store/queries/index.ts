@@ -3,7 +3,7 @@ import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
 import type { Queries } from '../types.js';
 import { chartDaoUsd, chartPlays } from './charts.js';
-import { counts } from './counts.js';
+import { counts, freshness } from './counts.js';
 import { poolChanges, settledGames } from './events.js';
 import { platforms } from './platforms.js';
 import { player, players } from './players.js';
@@ -15,6 +15,7 @@ import { stats } from './stats.js';
 export function createQueries(db: Kysely<Database>, a: DialectAdapter): Queries {
   return {
     counts: () => counts(db),
+    freshness: () => freshness(db),
     stats: (q) => stats(db, a, q),
     player: (q) => player(db, q),
     players: (q) => players(db, a, q),
