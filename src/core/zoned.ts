@@ -39,6 +39,9 @@ export interface SeriesBucket {
   to: number;
 }
 
+/** The last instant an ECMAScript Date holds, Unix ms (ECMA-262 "Time Values and Time Range"). */
+const MAX_DATE_MS = 8.64e15;
+
 const formatters = new Map<string, Intl.DateTimeFormat>();
 function formatter(tz: string): Intl.DateTimeFormat {
   let f = formatters.get(tz);
@@ -125,6 +128,12 @@ function nextStart(tz: string, interval: SeriesInterval, start: number): number 
  * endTime was given) or when the window holds more than `maxPoints` buckets (naming `interval`).
  */
 export function seriesBuckets(w: SeriesWindow, maxPoints = MAX_SERIES_POINTS): SeriesBucket[] {
+  // ECMAScript dates end at ±8.64e15 ms (ECMA-262 "Time Values"); a zone's calendar past them is undefined.
+  for (const [name, t] of [['startTime', w.startTime], ['endTime', w.endTime]] as const) {
+    if (t !== undefined && t > MAX_DATE_MS - 8 * MS_PER_DAY) {
+      throw new AppError('INVALID_PARAMETER', `Invalid parameter '${name}': must be before +275760-09-05T00:00:00Z`, { details: { parameter: name } });
+    }
+  }
   const end = w.endTime ?? nextStart(w.tz, w.interval, bucketStart(w.tz, w.interval, w.now));
   const start = w.startTime ?? midnightOf(w.tz, end - 1, -(w.days - 1));
   if (start >= end) {
