@@ -73,6 +73,7 @@ describe('endTime on /stats, /players, /platforms', () => {
     const f = c.fixture;
     const filters: { creator?: string; token?: string; pool?: string }[] = [
       {}, { creator: f.creators[0] }, { token: f.tokens.USDC }, { pool: f.pools.SOL_B }, { creator: f.creators[1], token: f.tokens.SOL }, { creator: f.creators[0], pool: f.pools.SOL_A },
+      { token: f.tokens.SOL, pool: f.pools.SOL_A }, { creator: f.creators[2], token: f.tokens.USDC, pool: f.pools.USDC }, { token: f.tokens.USDC, pool: f.pools.SOL_A },
     ];
     for (const fl of filters) {
       const sorts: PlayersSortBy[] = fl.token !== undefined || fl.pool !== undefined ? ['usd_profit', 'usd_volume', 'token_volume', 'token_profit'] : ['usd_profit', 'usd_volume'];

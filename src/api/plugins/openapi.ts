@@ -34,7 +34,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'events', description: 'Raw indexed events' },
         { name: 'platforms', description: 'Platforms (creators) and tokens' },
         { name: 'pools', description: 'Liquidity pools' },
-        { name: 'charts', description: 'Daily series' },
+        { name: 'charts', description: 'Series by hour, day or week in a time zone' },
         { name: 'operations', description: 'Health and readiness (no key)' },
       ],
     },
