@@ -54,6 +54,11 @@ function formatter(tz: string): Intl.DateTimeFormat {
 
 /** Local calendar fields of instant `t` in `tz` (month 1..12; weekday 0 = Monday … 6 = Sunday). */
 export function localParts(tz: string, t: number): { y: number; m: number; d: number; h: number; mi: number; s: number; weekday: number } {
+  if (tz === 'UTC') {
+    // The default zone, without Intl (the same fields, much cheaper).
+    const u = new Date(t);
+    return { y: u.getUTCFullYear(), m: u.getUTCMonth() + 1, d: u.getUTCDate(), h: u.getUTCHours(), mi: u.getUTCMinutes(), s: u.getUTCSeconds(), weekday: (u.getUTCDay() + 6) % 7 };
+  }
   const out: Record<string, string> = {};
   for (const p of formatter(tz).formatToParts(new Date(t))) out[p.type] = p.value;
   const weekday = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'].indexOf(out.weekday ?? '');
