@@ -105,23 +105,37 @@ function midnightOf(tz: string, t: number, addDays = 0): number {
   return localMidnight(tz, shifted.getUTCFullYear(), shifted.getUTCMonth() + 1, shifted.getUTCDate());
 }
 
+/** A quarter-hour: every zone offset in use is a multiple of it, so local hours start on UTC quarter-hours. */
+const QUARTER_MS = 15 * 60_000;
+
+/** Whether a local hour starts at `x`: local minutes and seconds are 0, or the zone's offset changes there. */
+function isHourStart(tz: string, x: number): boolean {
+  const p = localParts(tz, x);
+  if (p.mi === 0 && p.s === 0) return true;
+  return zoneOffsetMs(tz, x) !== zoneOffsetMs(tz, x - QUARTER_MS);
+}
+
 /** Nominal start of the bucket holding `t`. */
 function bucketStart(tz: string, interval: SeriesInterval, t: number): number {
   if (interval === 'day') return midnightOf(tz, t);
   if (interval === 'week') return midnightOf(tz, t, -localParts(tz, t).weekday);
-  // Local hours: the zone's offset is a whole number of minutes; a local hour starts where its minutes and seconds are 0.
-  const p = localParts(tz, t);
-  return Math.floor(t / 1000) * 1000 - (p.mi * 60 + p.s) * 1000;
+  // Local hours start on a UTC quarter-hour (at most 3 steps back; a zone off the quarter grid, as
+  // some before 1972, falls back to the UTC hour).
+  let x = Math.floor(t / QUARTER_MS) * QUARTER_MS;
+  for (let i = 0; i < 4; i++, x -= QUARTER_MS) if (isHourStart(tz, x)) return x;
+  return Math.floor(t / MS_PER_HOUR) * MS_PER_HOUR;
 }
 
 /** Nominal start of the bucket after the one starting at `start`. */
 function nextStart(tz: string, interval: SeriesInterval, start: number): number {
-  if (interval === 'hour') {
-    const t = start + MS_PER_HOUR;
-    // A transition by a fraction of an hour (e.g. Australia/Lord_Howe) moves the local hour's start.
-    return bucketStart(tz, 'hour', t) === t ? t : bucketStart(tz, 'hour', t);
-  }
-  return midnightOf(tz, start, interval === 'day' ? 1 : 7);
+  if (interval !== 'hour') return midnightOf(tz, start, interval === 'day' ? 1 : 7);
+  const t = start + MS_PER_HOUR;
+  // Usually an hour later: the same offset there (no transition in between: transitions are months
+  // apart) and a whole local hour. Otherwise the first quarter-hour that starts a local hour, e.g.
+  // the instant a 30-minute transition (Australia/Lord_Howe) or a DST change happens.
+  if (zoneOffsetMs(tz, t) === zoneOffsetMs(tz, start) && localParts(tz, t).mi === 0) return t;
+  for (let x = start + QUARTER_MS; x <= t; x += QUARTER_MS) if (isHourStart(tz, x)) return x;
+  return t;
 }
 
 /**

@@ -220,6 +220,17 @@ describe('series: days, windows, interval, tz', () => {
     expect(ny.body.data[2].plays).toBeGreaterThanOrEqual(1);
   });
 
+  it('zones with skipped midnights, half-hour DST and quarter-hour offsets', async () => {
+    // America/Santiago skips 2025-09-07 00:00 (the day starts at 01:00) and repeats 2025-04-05 23:00;
+    // Australia/Lord_Howe moves by 30 minutes; Asia/Kathmandu is UTC+05:45; Pacific/Chatham +12:45/+13:45.
+    for (const tz of ['America/Santiago', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'Pacific/Chatham']) {
+      for (const interval of ['day', 'week'] as const) await checkSeries({ tz, interval }, `tz=${tz} interval=${interval}`);
+      for (const [from, to] of [[Date.UTC(2025, 3, 4), Date.UTC(2025, 3, 8)], [Date.UTC(2025, 8, 5), Date.UTC(2025, 8, 9)], [Date.UTC(2025, 9, 3), Date.UTC(2025, 9, 7)]]) {
+        await checkSeries({ tz, interval: 'hour', startTime: from, endTime: to }, `tz=${tz} hours ${new Date(from).toISOString()}`);
+      }
+    }
+  });
+
   it('ISO 8601 bounds with offsets mean the same instants', async () => {
     const q = { tz: 'Europe/Berlin', interval: 'day' as const, startTime: Date.UTC(2025, 9, 20, 22), endTime: Date.UTC(2025, 10, 1, 23) };
     const r = await c.get('/daily', { pool: c.fixture.pools.USDC, tz: q.tz, startTime: '2025-10-21T00:00:00+02:00', endTime: '2025-11-02T00:00:00+01:00' });
