@@ -32,6 +32,9 @@ export const WINDOW_CLASSES: readonly WindowClass[] = [
   { name: 'long', minMs: 90 * DAY_MS, maxMs: Number.POSITIVE_INFINITY },
 ];
 
+/** Zones of the series rows: DST north and south of the equator, a half-hour offset. */
+const ZONES = ['Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Australia/Sydney'] as const;
+
 const pick = <T>(xs: readonly T[], i: number): T => xs[((i % xs.length) + xs.length) % xs.length]!;
 
 /** The measured operations over a dataset (its users, creators, pools, tokens and time span). */
@@ -49,6 +52,7 @@ export function operations(m: DatasetMeta): Operation[] {
   };
   const windowed = (name: string, path: (start: (i: number) => number, i: number) => string): Operation[] =>
     WINDOW_CLASSES.map((cls) => ({ name: `${name} ${cls.name}`, path: (i: number) => path(startTime(cls), i) }));
+  const closeAt = (start: number) => start + Math.ceil(((endMs - start) * 2) / 3) + 1234;
   const user = (i: number) => pick(m.users, i * 7 + 3);
   const creator = (i: number) => pick(m.creators, i);
   const pool = (i: number) => pick(m.pools, i);
@@ -68,6 +72,10 @@ export function operations(m: DatasetMeta): Operation[] {
     { name: 'player token', path: (i) => q('/player', { user: user(i), token: token(i) }) },
     { name: 'players', path: () => '/players' },
     { name: 'players token_volume token', path: (i) => q('/players', { sortBy: 'token_volume', token: token(i) }) },
+    // Closed windows (docs/design.md §4 "Windows"): the end two thirds of the way from the start to now, inside an hour.
+    ...windowed('stats startTime+endTime', (start, i) => q('/stats', { startTime: start(i), endTime: closeAt(start(i)) })),
+    ...windowed('players creator startTime+endTime', (start, i) => q('/players', { creator: creator(i), startTime: start(i), endTime: closeAt(start(i)) })),
+    ...windowed('platforms startTime+endTime', (start, i) => q('/platforms', { startTime: start(i), endTime: closeAt(start(i)) })),
     ...windowed('players usd_volume startTime', (start, i) => q('/players', { sortBy: 'usd_volume', startTime: start(i) })),
     { name: 'players creator+pool offset', path: (i) => q('/players', { creator: creator(i), pool: pool(i), offset: i % 50, limit: 50 }) },
     { name: 'settledGames', path: (i) => q('/events/settledGames', { page: i % 50 }) },
@@ -81,7 +89,8 @@ export function operations(m: DatasetMeta): Operation[] {
     { name: 'tokens creator', path: (i) => q('/tokens', { creator: creator(i) }) },
     { name: 'ratio', path: (i) => q('/ratio', { pool: pool(i) }) },
     { name: 'total', path: (i) => q('/total', { pool: pool(i) }) },
-    { name: 'daily', path: (i) => q('/daily', { pool: pool(i), days: 1 + (i % 365) }) },
+    { name: 'daily', path: (i) => q('/daily', { pool: pool(i), days: 1 + (i % 300) }) },
+    { name: 'daily tz week', path: (i) => q('/daily', { pool: pool(i), tz: pick(ZONES, i), interval: 'week' }) },
     { name: 'pools', path: (i) => q('/pools', { sortBy: pick(['tvl_usd', 'usd_volume', 'plays', 'pool_fees_usd', 'created_time'], i), limit: 1 + (i % 100) }) },
     ...windowed('pool startTime', (start, i) => q('/pool', { pool: pool(i), startTime: start(i) })),
     { name: 'chart/plays', path: () => '/chart/plays' },
@@ -98,5 +107,7 @@ export function operations(m: DatasetMeta): Operation[] {
     { name: 'pool/lp-price hour', path: (i) => q('/pool/lp-price', { pool: pool(i), interval: 'hour' }) },
     ...windowed('pool/returns startTime', (start, i) => q('/pool/returns', { pool: pool(i), startTime: start(i) })),
     { name: 'usage', path: () => '/usage' },
+    { name: 'chart/plays tz hour', path: (i) => q('/chart/plays', { tz: pick(ZONES, i), interval: 'hour', days: 1 + (i % 30) }) },
+    { name: 'chart/daily-usd tz creator', path: (i) => q('/chart/daily-usd', { tz: pick(ZONES, i), creator: creator(i) }) },
   ];
 }

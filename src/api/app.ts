@@ -9,6 +9,7 @@ import { fastifyServerOptions, registerUrlLimit, resolveHttpLimits } from './plu
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerSecurityHeaders } from './plugins/security.js';
 import { registerResponseCache } from './plugins/cache.js';
+import { INDEXED_SLOT_HEADER, INDEXED_TIME_HEADER, registerFreshnessHeaders, reusedFreshness } from './plugins/freshness.js';
 import { registerHttpMetrics } from './plugins/http-metrics.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
 import { registerKeyUse } from './plugins/key-use.js';
@@ -86,7 +87,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     origin: '*',
     methods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
     allowedHeaders: ['X-API-Key', 'Authorization', 'Content-Type'],
-    exposedHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'X-Request-Id', 'ETag'],
+    exposedHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'X-Request-Id', 'ETag', 'X-Indexed-Slot', 'X-Indexed-Time'],
     maxAge: 600,
   });
   // Each operation's scope by operationId, filled as routes are added, read when the document is made.
@@ -130,7 +131,9 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     registerRateLimit(api, { limiter, metrics, clock, usage });
     registerQueryGuards(api);
     // After auth, rate limit and validation; before the query (docs/benchmarks.md). Off unless options.cache is given.
-    if (options.cache) registerResponseCache(api, { clock, generation, options: options.cache });
+    if (options.cache) registerResponseCache(api, { clock, generation, options: { ...options.cache, storedHeaders: [INDEXED_SLOT_HEADER, INDEXED_TIME_HEADER] } });
+    // After the cache's lookup (a hit keeps the headers stored with it), before the routes: docs/design.md §5 "Freshness headers".
+    registerFreshnessHeaders(api, { freshness: reusedFreshness(store, clock, statusCountsTtlMs, generation) });
     // Before the routes: wraps each handler registered below in a fair share of the store's slots.
     const slots = options.concurrency?.maxConcurrent ?? store.slots;
     registerConcurrencyLimit(api, { limits: { ...defaultConcurrencyLimits(slots), ...options.concurrency }, metrics });

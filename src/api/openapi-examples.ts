@@ -295,12 +295,14 @@ export const OPENAPI_EXAMPLES: RecordedExamples = {
       "data": [
         {
           "date": "2025-03-22",
+          "time": 1742601600000,
           "volume": "0",
           "volume_usd": 0,
           "plays": 0
         },
         {
           "date": "2025-03-23",
+          "time": 1742688000000,
           "volume": "0",
           "volume_usd": 0,
           "plays": 0
@@ -311,11 +313,13 @@ export const OPENAPI_EXAMPLES: RecordedExamples = {
       "data": [
         {
           "date": "2025-03-22",
+          "time": 1742601600000,
           "plays": 0,
           "volume_usd": 0
         },
         {
           "date": "2025-03-23",
+          "time": 1742688000000,
           "plays": 0,
           "volume_usd": 0
         }
@@ -325,11 +329,13 @@ export const OPENAPI_EXAMPLES: RecordedExamples = {
       "data": [
         {
           "date": "2025-03-22",
+          "time": 1742601600000,
           "volume_usd": 0,
           "plays": 0
         },
         {
           "date": "2025-03-23",
+          "time": 1742688000000,
           "volume_usd": 0,
           "plays": 0
         }
@@ -339,10 +345,12 @@ export const OPENAPI_EXAMPLES: RecordedExamples = {
       "data": [
         {
           "date": "2025-03-22",
+          "time": 1742601600000,
           "dao_fees_usd": 0
         },
         {
           "date": "2025-03-23",
+          "time": 1742688000000,
           "dao_fees_usd": 0
         }
       ]
@@ -469,7 +477,7 @@ export const OPENAPI_EXAMPLES: RecordedExamples = {
     },
     "getUsage": {
       "key": {
-        "id": "key_d023ffc70fe38fcc",
+        "id": "key_1e703a7b1a360598",
         "name": "examples",
         "tier": "standard",
         "scopes": [

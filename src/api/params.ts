@@ -1,7 +1,7 @@
 import type { FastifySchemaValidationError } from 'fastify';
 import { type Static, type TInteger, type TSchema, type TString, Type } from 'typebox';
 import type { BiggestWinsQuery, HouseEdgeGroupBy, LpInterval, PlayersSortBy, PoolSortBy, SettledGamesOrderBy, SortDirection } from '../store/index.js';
-import { AppError } from '../core/index.js';
+import { AppError, MAX_SERIES_POINTS } from '../core/index.js';
 import { invalidParameter } from './errors.js';
 
 /**
@@ -90,6 +90,25 @@ function requiredTime(description: string): Param<TString, number, true> {
   return param<TString, number, true>(Type.String({ pattern: TIME_PATTERN, description }), TIME_RULE, true, { parse: (raw, name) => parseTime(name, raw) as number, required: true });
 }
 
+/** `tz` rule: an IANA time zone name Intl knows (docs/design.md §4 "Windows"). */
+const TZ_RULE = 'must be an IANA time zone name, e.g. UTC, Europe/Berlin, America/New_York';
+
+/** An IANA zone name → its canonical name (Intl); throws INVALID_PARAMETER for a zone Intl does not know. */
+export function parseTimeZone(name: string, raw: string): string {
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: raw }).resolvedOptions().timeZone;
+  } catch {
+    throw invalidParameter(name, TZ_RULE);
+  }
+}
+
+/** Series intervals (`interval`, docs/design.md §4 "Windows"): one point per local hour, local day or ISO week (Monday). */
+export const INTERVALS = ['hour', 'day', 'week'] as const;
+/** A series interval. */
+export type Interval = (typeof INTERVALS)[number];
+
+export { MAX_SERIES_POINTS } from '../core/index.js';
+
 function cursor(description: string): Param<TString, string, false> {
   return param<TString, string, false>(Type.String({ minLength: 1, maxLength: 512, description }), CURSOR_RULE, false);
 }
@@ -124,6 +143,19 @@ export const PARAMS = {
   startTime: time(
     'Keep games with time ≥ startTime: Unix time in milliseconds (integer ≥ 0) or an ISO 8601 date-time with a zone, e.g. 2025-01-31T00:00:00Z',
   ),
+  endTime: time(
+    'Keep games with time < endTime (exclusive): Unix time in milliseconds (integer ≥ 0) or an ISO 8601 date-time with a zone; must be later than startTime',
+  ),
+  platformsStart: time('Window start, inclusive: Unix time in milliseconds or an ISO 8601 date-time with a zone. When set, `days` is ignored'),
+  seriesStart: time('Series window start, inclusive: Unix time in milliseconds or an ISO 8601 date-time with a zone. When set, `days` is ignored'),
+  seriesEnd: time('Series window end, exclusive (default: the end of the interval holding now): Unix time in milliseconds or an ISO 8601 date-time with a zone'),
+  tz: param<TString, string, true>(
+    Type.String({ minLength: 1, maxLength: 64, default: 'UTC', description: 'IANA time zone of the day and week buckets and of their `date` labels (default UTC)' }),
+    TZ_RULE,
+    true,
+    { parse: (raw, name) => parseTimeZone(name, raw) },
+  ),
+  interval: oneOf(`Series step: hour, day (default) or week (ISO weeks, Monday 00:00 in tz); at most ${MAX_SERIES_POINTS} points per answer`, INTERVALS, 'day'),
   windowStart: time('Window start, inclusive (game figures only): Unix time in milliseconds or an ISO 8601 date-time with a zone'),
   windowEnd: time('Window end, exclusive (game figures only): Unix time in milliseconds or an ISO 8601 date-time with a zone'),
   page: integer(`Zero-based page number; page × itemsPerPage ≤ ${MAX_PAGE_DEPTH} (use cursor beyond)`, 0, undefined, 0),
@@ -138,8 +170,13 @@ export const PARAMS = {
   ),
   orderBy: oneOf('Ordering key (ties: time, then signature)', ORDER_BY, 'time'),
   sorting: oneOf('Direction', SORTING, 'DESC'),
+  seriesDays: param<TInteger, number, false>(
+    Type.Integer({ minimum: 1, maximum: 300, description: 'Number of dates (in tz) ending today, today included; default 300, or 1 with interval=hour. Ignored when startTime is set' }),
+    'must be an integer from 1 to 300',
+    false,
+  ),
   chartDays: integer('Number of UTC dates ending today (today included)', 1, 300, 300),
-  platformsDays: integer('Rolling window: games with time ≥ now − days × 24 h', 1, 365, 7),
+  platformsDays: integer('Rolling window: games with time ≥ now − days × 24 h (with endTime: endTime − days × 24 h ≤ time < endTime); ignored when startTime is set', 1, 365, 7),
   platformsLimit: integer('Number of results', 1, 100, 10),
   platformsSortBy: oneOf('Ordering (descending)', PLATFORM_SORT, 'usd_volume'),
   playersLimit: integer('Number of results', 1, 1000, 10),

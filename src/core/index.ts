@@ -8,3 +8,4 @@ export { type Shutdown, createShutdown } from './shutdown.js';
 export { type Common, createCommon } from './common.js';
 export * from './time.js';
 export * from './u64.js';
+export * from './zoned.js';

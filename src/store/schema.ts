@@ -204,6 +204,24 @@ export interface RuPoolTable extends PoolTotals {
   tvl_usd: number;
 }
 
+/** Per UTC hour (migration 0010; hour_ms = start of the hour, Unix ms): hour intervals and tz day buckets of charts without a creator, /stats windows. */
+export interface RuHourTable extends GameSums {
+  hour_ms: Int;
+}
+
+/** Per creator × UTC hour (migration 0010): charts of a creator, /stats and /platforms windows. */
+export interface RuHourCTable extends GameSums {
+  creator: string;
+  hour_ms: Int;
+}
+
+/** Per pool × UTC hour (migration 0010; token is the pool's), with the pool sums: /daily hour intervals, tz buckets and window edges. */
+export interface RuHourPTable extends GameSums, PoolSums {
+  pool: string;
+  hour_ms: Int;
+  token: string;
+}
+
 /** Per UTC day × player and per 32-day block × player (migration 0004): unfiltered windowed leaderboards. */
 export interface RuDayUserTable extends GameSums {
   day: number;
@@ -318,4 +336,7 @@ export interface Database {
   ru_pool_hour: RuPoolHourTable;
   ru_pool: RuPoolTable;
   ru_day_game: RuDayGameTable;
+  ru_hour: RuHourTable;
+  ru_hour_c: RuHourCTable;
+  ru_hour_p: RuHourPTable;
 }

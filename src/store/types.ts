@@ -130,7 +130,9 @@ export interface Paging {
 export interface StatsQuery {
   creator?: string;
   /** Keep games with time ≥ startTime (ms). */
-  startTime?: number;
+  startTime?: number | undefined;
+  /** Keep games with time < endTime (ms). */
+  endTime?: number | undefined;
   /** Wall clock (ms) for active_players: games in [now − 60 min, now]. */
   now: number;
 }
@@ -178,7 +180,10 @@ export interface PlayersQuery {
   creator?: string;
   token?: string;
   pool?: string;
-  startTime?: number;
+  /** Keep games with time ≥ startTime (ms). */
+  startTime?: number | undefined;
+  /** Keep games with time < endTime (ms). */
+  endTime?: number | undefined;
 }
 
 /** One /players row: USD sums, token sums in the smallest unit (or null), last game Unix ms. */
@@ -263,7 +268,12 @@ export interface PoolChangeRecord {
 /** GET /platforms: top `limit` creators over the `days` × 24 h before `now` (Unix ms). */
 export interface PlatformsQuery {
   limit: number;
+  /** Rolling window of days × 24 h ending now (or at endTime), unless startTime is set. */
   days: number;
+  /** Window start (ms, inclusive); replaces `days`. */
+  startTime?: number | undefined;
+  /** Window end (ms, exclusive); default open (now). */
+  endTime?: number | undefined;
   sortBy: 'usd_volume' | 'usd_revenue';
   now: number;
 }
@@ -375,33 +385,66 @@ export interface PoolQuery {
   endTime?: number;
 }
 
-/** One /daily point: a UTC date (YYYY-MM-DD) and that day's sums (`volume` in the smallest unit). */
+/** One /daily point: a bucket (local date `YYYY-MM-DD` and start `time`) and its sums (`volume` in the smallest unit). */
 export interface PoolDailyPoint {
   date: string;
+  /** Nominal start of the bucket, Unix ms. */
+  time: number;
   volume: bigint;
   volume_usd: number;
   plays: number;
 }
 
-/** The /chart/* series: `days` UTC dates ending at `now`'s date (Unix ms), optionally one creator. */
-export interface ChartQuery {
-  /** Number of UTC dates ending today (today included). */
+/**
+ * A series window (docs/design.md §4 "Windows"): by default the `days` dates ending today in `tz`
+ * (today included); `startTime` (inclusive) / `endTime` (exclusive), Unix ms, set it instead;
+ * one point per `interval` bucket in `tz` (core/zoned.ts seriesBuckets: throws AppError
+ * INVALID_PARAMETER past MAX_SERIES_POINTS points or for an empty window).
+ */
+export interface SeriesQuery {
+  /** Number of dates of the default window, ending today (today included). */
   days: number;
-  creator?: string;
+  startTime?: number | undefined;
+  endTime?: number | undefined;
+  /** IANA zone (canonical); default UTC. */
+  tz?: string | undefined;
+  /** Default day. */
+  interval?: 'hour' | 'day' | 'week' | undefined;
+  /** Wall clock, Unix ms. */
   now: number;
 }
 
-/** One /chart/plays or /chart/daily-usd point: a UTC date (YYYY-MM-DD), its games and USD volume. */
+/** The /chart/* series (SeriesQuery), optionally one creator. */
+export interface ChartQuery extends SeriesQuery {
+  creator?: string | undefined;
+}
+
+/** The /daily series of one pool (SeriesQuery). */
+export interface DailyQuery extends SeriesQuery {
+  pool: string;
+}
+
+/** One /chart/plays or /chart/daily-usd point: a bucket (local date `YYYY-MM-DD`, start `time` in ms), its games and USD volume. */
 export interface PlaysPoint {
   date: string;
+  /** Nominal start of the bucket, Unix ms. */
+  time: number;
   plays: number;
   volume_usd: number;
 }
 
-/** One /chart/dao-usd point: a UTC date (YYYY-MM-DD) and the DAO (gamba) fees in USD. */
+/** One /chart/dao-usd point: a bucket (local date `YYYY-MM-DD`, start `time` in ms) and the DAO (gamba) fees in USD. */
 export interface DaoPoint {
   date: string;
+  /** Nominal start of the bucket, Unix ms. */
+  time: number;
   dao_fees_usd: number;
+}
+
+/** What the store's answers are built from: the newest stored event (game or pool change) in chain order, its slot and block time (Unix ms, whole seconds). */
+export interface Freshness {
+  slot: number;
+  timeMs: number;
 }
 
 /** Counters behind /status and /sync/status: rollups and counters, never COUNT(*) over history (docs/design.md §7). */
@@ -420,6 +463,8 @@ export interface StoreCounts {
 /** The read queries the API runs (src/store/queries); each answer is plain data (structured-clone safe). */
 export interface Queries {
   counts(): Promise<StoreCounts>;
+  /** The newest stored event's slot and time (docs/design.md §5 "Freshness headers"); null on an empty store. */
+  freshness(): Promise<Freshness | null>;
   stats(q: StatsQuery): Promise<StatsResult>;
   /** undefined when the user has no matching game (→ 404 PLAYER_NOT_FOUND). */
   player(q: PlayerQuery): Promise<PlayerResult | undefined>;
@@ -435,7 +480,7 @@ export interface Queries {
   /** Hourly points over [now − 30 d, now] (docs/design.md §4). */
   ratio(q: { pool: string; now: number }): Promise<RatioPoint[]>;
   total(pool: string): Promise<PoolTotal>;
-  daily(q: { pool: string; days: number; now: number }): Promise<PoolDailyPoint[]>;
+  daily(q: DailyQuery): Promise<PoolDailyPoint[]>;
   /** Every pool, one page. Throws AppError INVALID_KEYSET when `after` does not match the key. */
   pools(q: PoolsQuery): Promise<PoolsResult>;
   /** One pool; undefined when never seen (→ 404 POOL_NOT_FOUND). */

@@ -87,8 +87,10 @@ test('/total of an unknown pool is zero', async () => {
 test('daily series are dense with zeros, ending today (UTC)', async () => {
   const dates = lastDates(300);
   expect(dates.at(-1)).toBe(dayToDate(dayOf(t.clock.now())));
-  expect((await get('/chart/plays')).data).toEqual(dates.map((date) => ({ date, plays: 0, volume_usd: 0 })));
-  expect((await get('/chart/daily-usd?days=30')).data).toEqual(dates.slice(-30).map((date) => ({ date, volume_usd: 0, plays: 0 })));
-  expect((await get(`/chart/dao-usd?days=5&creator=${ADDR}`)).data).toEqual(dates.slice(-5).map((date) => ({ date, dao_fees_usd: 0 })));
-  expect((await get(`/daily?pool=${ADDR}&days=3`)).data).toEqual(dates.slice(-3).map((date) => ({ date, volume: '0', volume_usd: 0, plays: 0 })));
+  // `time`: the UTC midnight starting each date (docs/design.md §4 "Windows").
+  const time = (date: string) => Date.parse(`${date}T00:00:00Z`);
+  expect((await get('/chart/plays')).data).toEqual(dates.map((date) => ({ date, time: time(date), plays: 0, volume_usd: 0 })));
+  expect((await get('/chart/daily-usd?days=30')).data).toEqual(dates.slice(-30).map((date) => ({ date, time: time(date), volume_usd: 0, plays: 0 })));
+  expect((await get(`/chart/dao-usd?days=5&creator=${ADDR}`)).data).toEqual(dates.slice(-5).map((date) => ({ date, time: time(date), dao_fees_usd: 0 })));
+  expect((await get(`/daily?pool=${ADDR}&days=3`)).data).toEqual(dates.slice(-3).map((date) => ({ date, time: time(date), volume: '0', volume_usd: 0, plays: 0 })));
 });

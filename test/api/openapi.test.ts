@@ -115,7 +115,12 @@ test('parameter rules and defaults are in the document (docs/design.md §4)', ()
   expect(params('/events/settledGames').itemsPerPage).toMatchObject({ minimum: 1, maximum: 200, default: 10 });
   expect(params('/events/settledGames').sorting).toMatchObject({ enum: ['ASC', 'DESC'], default: 'DESC' });
   expect(params('/platforms').days).toMatchObject({ minimum: 1, maximum: 365, default: 7 });
-  expect(params('/chart/plays').days).toMatchObject({ minimum: 1, maximum: 300, default: 300 });
+  // The series' days default depends on interval (300, or 1 with interval=hour): stated in its description.
+  expect(params('/chart/plays').days).toMatchObject({ minimum: 1, maximum: 300 });
+  const daysParam = (doc.paths['/chart/plays'].get.parameters as any[]).find((p) => p.name === 'days');
+  expect(daysParam.description ?? daysParam.schema.description).toContain('default 300, or 1 with interval=hour');
+  expect(params('/chart/plays').interval).toMatchObject({ enum: ['hour', 'day', 'week'], default: 'day' });
+  expect(params('/daily').tz).toMatchObject({ type: 'string', default: 'UTC' });
 });
 
 test('token amounts are integer strings and USD amounts numbers in the response schemas', () => {

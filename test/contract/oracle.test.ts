@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { MS_PER_DAY, MS_PER_HOUR } from '../../src/core/index.js';
 import type { GameSettled, LocatedEvent, PoolChange } from '../../src/protocol/index.js';
-import { createOracle } from '../helpers/bruteforce.js';
+import { createOracle, oracleBuckets } from '../helpers/bruteforce.js';
 import { generateFixture } from '../helpers/fixture.js';
 
 const NOW = Date.UTC(2026, 0, 10, 12, 0, 0);
@@ -161,18 +161,40 @@ describe('oracle on a hand-computed history', () => {
 
   it('dense daily series', () => {
     expect(oracle.chartPlays({ days: 3 })).toEqual([
-      { date: '2026-01-08', plays: 1, volume_usd: 30 },
-      { date: '2026-01-09', plays: 0, volume_usd: 0 },
-      { date: '2026-01-10', plays: 2, volume_usd: 6 },
+      { date: '2026-01-08', time: Date.UTC(2026, 0, 8), plays: 1, volume_usd: 30 },
+      { date: '2026-01-09', time: Date.UTC(2026, 0, 9), plays: 0, volume_usd: 0 },
+      { date: '2026-01-10', time: Date.UTC(2026, 0, 10), plays: 2, volume_usd: 6 },
     ]);
     const dao = oracle.chartDaoUsd({ days: 3 });
     close(dao[0]!.dao_fees_usd, 0.3);
     close(dao[2]!.dao_fees_usd, 0.06);
     expect(oracle.daily({ pool: P, days: 2 })).toEqual([
-      { date: '2026-01-09', volume: '0', volume_usd: 0, plays: 0 },
-      { date: '2026-01-10', volume: '200', volume_usd: 6, plays: 1 },
+      { date: '2026-01-09', time: Date.UTC(2026, 0, 9), volume: '0', volume_usd: 0, plays: 0 },
+      { date: '2026-01-10', time: Date.UTC(2026, 0, 10), volume: '200', volume_usd: 6, plays: 1 },
     ]);
     expect(oracle.chartPlays({ days: 300 })).toHaveLength(300);
+  });
+
+  it('series buckets in a zone: local midnights, DST days of 23 and 25 hours, ISO weeks, repeated hours', () => {
+    const ny = (q: Parameters<typeof oracleBuckets>[0]) => oracleBuckets({ tz: 'America/New_York', ...q }, Date.UTC(2025, 11, 1)).map((b) => [b.date, b.time, b.from, b.to]);
+    // 2025-03-09 starts at 05:00Z (EST) and lasts 23 hours; 2025-03-10 starts at 04:00Z (EDT).
+    expect(ny({ startTime: Date.UTC(2025, 2, 9, 5), endTime: Date.UTC(2025, 2, 11, 4) })).toEqual([
+      ['2025-03-09', Date.UTC(2025, 2, 9, 5), Date.UTC(2025, 2, 9, 5), Date.UTC(2025, 2, 10, 4)],
+      ['2025-03-10', Date.UTC(2025, 2, 10, 4), Date.UTC(2025, 2, 10, 4), Date.UTC(2025, 2, 11, 4)],
+    ]);
+    // A window cut inside the buckets keeps their nominal start and clips their part.
+    expect(ny({ startTime: Date.UTC(2025, 10, 2, 12), endTime: Date.UTC(2025, 10, 3, 6) })).toEqual([
+      ['2025-11-02', Date.UTC(2025, 10, 2, 4), Date.UTC(2025, 10, 2, 12), Date.UTC(2025, 10, 3, 5)],
+      ['2025-11-03', Date.UTC(2025, 10, 3, 5), Date.UTC(2025, 10, 3, 5), Date.UTC(2025, 10, 3, 6)],
+    ]);
+    // 01:00–02:00 local happens twice on 2025-11-02: two hourly buckets.
+    expect(ny({ interval: 'hour', startTime: Date.UTC(2025, 10, 2, 5), endTime: Date.UTC(2025, 10, 2, 7) }).map((b) => b[1])).toEqual([Date.UTC(2025, 10, 2, 5), Date.UTC(2025, 10, 2, 6)]);
+    // ISO weeks start on Monday (2025-11-03 is a Monday).
+    expect(ny({ interval: 'week', startTime: Date.UTC(2025, 10, 1), endTime: Date.UTC(2025, 10, 11) }).map((b) => b[0])).toEqual(['2025-10-27', '2025-11-03', '2025-11-10']);
+    // Default: the `days` local dates ending with the date of now (2025-11-30 in New York at 2025-12-01T00:00Z).
+    expect(ny({ days: 2 }).map((b) => b[0])).toEqual(['2025-11-29', '2025-11-30']);
+    // Kolkata is UTC+05:30: its days start at 18:30Z.
+    expect(oracleBuckets({ tz: 'Asia/Kolkata', days: 1 }, Date.UTC(2025, 0, 1, 12))[0]!.time).toBe(Date.UTC(2024, 11, 31, 18, 30));
   });
 
   it('ratio: dense hourly closing state over 30 days', () => {

@@ -93,9 +93,92 @@ export interface PlatformByPoolJson { creator: string; volume: string; usd_volum
 export interface TokenJson { token: string; plays: number; volume: string; usd_volume: number }
 export interface RatioJson { time: number; pool_liquidity: string; lp_supply: string; ratio: number }
 export interface TotalJson { pool: string; token: string | null; volume: string; usd_volume: number; plays: number }
-export interface PoolDailyJson { date: string; volume: string; volume_usd: number; plays: number }
-export interface PlaysPointJson { date: string; plays: number; volume_usd: number }
-export interface DaoPointJson { date: string; dao_fees_usd: number }
+export interface PoolDailyJson { date: string; time: number; volume: string; volume_usd: number; plays: number }
+export interface PlaysPointJson { date: string; time: number; plays: number; volume_usd: number }
+export interface DaoPointJson { date: string; time: number; dao_fees_usd: number }
+
+/**
+ * A series request (docs/design.md §4 "Windows"): `days` dates ending today in `tz` (default 300,
+ * 1 with interval=hour) or the window [startTime, endTime); one point per local hour, day or ISO
+ * week (Monday).
+ */
+export interface SeriesQ { days?: number; startTime?: number; endTime?: number; tz?: string; interval?: 'hour' | 'day' | 'week' }
+
+/** One series bucket as the oracle finds it: its key, label, nominal start and its part inside the window. */
+interface OracleBucket { key: string; date: string; time: number; from: number; to: number }
+
+const QUARTER_MS = 15 * 60_000;
+const zoneFormats = new Map<string, Intl.DateTimeFormat>();
+const quarterKeys = new Map<string, { date: string; hour: string; offset: string; weekday: string }>();
+/**
+ * Local date, hour, UTC offset and weekday of instant t in tz, by plain Intl formatting (no
+ * arithmetic of the store's code). Every zone's offset is a multiple of 15 minutes, so a bucket
+ * starts on a UTC quarter-hour and scanning quarters finds every bucket edge exactly.
+ */
+function localOf(tz: string, t: number): { date: string; hour: string; offset: string; weekday: string } {
+  const q = Math.floor(t / QUARTER_MS) * QUARTER_MS;
+  const k = `${tz}|${q}`;
+  let v = quarterKeys.get(k);
+  if (v) return v;
+  let f = zoneFormats.get(tz);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', hourCycle: 'h23', weekday: 'short', timeZoneName: 'longOffset' });
+    zoneFormats.set(tz, f);
+  }
+  const p: Record<string, string> = {};
+  for (const x of f.formatToParts(new Date(q))) p[x.type] = x.value;
+  v = { date: `${p.year}-${p.month}-${p.day}`, hour: p.hour!, offset: p.timeZoneName!, weekday: p.weekday! };
+  quarterKeys.set(k, v);
+  return v;
+}
+const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
+const addDays = (date: string, n: number): string => new Date(Date.parse(`${date}T00:00:00Z`) + n * MS_PER_DAY).toISOString().slice(0, 10);
+/** The bucket key of instant t: local date (day), Monday's date (week), local date + hour + offset (hour: a repeated hour at a DST fall-back is another bucket). */
+function bucketKey(tz: string, interval: 'hour' | 'day' | 'week', t: number): string {
+  const l = localOf(tz, t);
+  if (interval === 'day') return l.date;
+  if (interval === 'week') return addDays(l.date, -WEEKDAYS.indexOf(l.weekday));
+  return `${l.date}T${l.hour} ${l.offset}`;
+}
+
+/** The buckets of a series request, found by scanning UTC quarter-hours (a brute force of docs/design.md §4 "Windows"). */
+export function oracleBuckets(q: SeriesQ, nowMs: number): OracleBucket[] {
+  const tz = q.tz ?? 'UTC';
+  const interval = q.interval ?? 'day';
+  const days = q.days ?? (interval === 'hour' ? 1 : 300);
+  const key = (t: number) => bucketKey(tz, interval, t);
+  const startOf = (t: number): number => {
+    let x = Math.floor(t / QUARTER_MS) * QUARTER_MS;
+    const k = key(x);
+    while (key(x - QUARTER_MS) === k) x -= QUARTER_MS;
+    return x;
+  };
+  let end = q.endTime;
+  if (end === undefined) {
+    // The end of the bucket holding now.
+    let x = Math.floor(nowMs / QUARTER_MS) * QUARTER_MS;
+    const k = key(x);
+    while (key(x) === k) x += QUARTER_MS;
+    end = x;
+  }
+  let start = q.startTime;
+  if (start === undefined) {
+    // The first instant of the local date days − 1 before the date of end − 1.
+    const target = addDays(localOf(tz, end - 1).date, -(days - 1));
+    let x = Math.floor((end - 1) / QUARTER_MS) * QUARTER_MS;
+    while (localOf(tz, x - QUARTER_MS).date >= target) x -= QUARTER_MS;
+    start = x;
+  }
+  const out: OracleBucket[] = [];
+  for (let x = startOf(start); x < end; x += QUARTER_MS) {
+    const k = key(x);
+    const last = out[out.length - 1];
+    if (last && last.key === k) continue;
+    if (last) last.to = Math.min(x, end);
+    out.push({ key: k, date: localOf(tz, x).date, time: x, from: Math.max(x, start), to: end });
+  }
+  return out;
+}
 export interface CountsJson {
   totalGames: number; totalPoolChanges: number; totalSignatures: number; totalVolumeUsd: number;
   unpricedGames: number; latest: { signature: string; blockTime: number } | null;
@@ -106,7 +189,7 @@ export type PlayersSortBy = 'usd_profit' | 'usd_volume' | 'token_profit' | 'toke
 export type GamesOrderBy = 'time' | 'multiplier' | 'usd_profit';
 
 export interface GameFilter { onlyJackpots?: boolean; creator?: string; pool?: string; token?: string; user?: string }
-export interface PlayersFilter { creator?: string; token?: string; pool?: string; startTime?: number }
+export interface PlayersFilter { creator?: string; token?: string; pool?: string; startTime?: number; endTime?: number }
 
 /** One settled game with every derived value of docs/design.md §3. */
 export interface OracleGame {
@@ -148,7 +231,7 @@ export interface Oracle {
   readonly poolChangeEvents: readonly OraclePoolChange[];
   readonly nowMs: number;
   counts(): CountsJson;
-  stats(q?: { creator?: string; startTime?: number }): StatsJson;
+  stats(q?: { creator?: string; startTime?: number; endTime?: number }): StatsJson;
   /** undefined when the user has no matching game (API: 404 PLAYER_NOT_FOUND). */
   player(q: { user: string; creator?: string; token?: string }): PlayerJson | undefined;
   /** The whole ordered leaderboard (before limit/offset). */
@@ -159,15 +242,15 @@ export interface Oracle {
   settledGames(q: GameFilter & { orderBy: GamesOrderBy; sorting: Direction; page: number; itemsPerPage: number }): { results: SettledGameJson[]; total: number };
   poolChangesAll(pool: string): PoolChangeJson[];
   poolChanges(q: { pool: string; page: number; itemsPerPage: number }): { results: PoolChangeJson[]; total: number };
-  platforms(q: { limit: number; days: number; sortBy: 'usd_volume' | 'usd_revenue' }): PlatformJson[];
+  platforms(q: { limit: number; days: number; sortBy: 'usd_volume' | 'usd_revenue'; startTime?: number; endTime?: number }): PlatformJson[];
   platformsByPool(pool: string): PlatformByPoolJson[];
   tokens(q?: { creator?: string }): TokenJson[];
   ratio(pool: string): RatioJson[];
   total(pool: string): TotalJson;
-  daily(q: { pool: string; days: number }): PoolDailyJson[];
-  chartPlays(q: { days: number; creator?: string }): PlaysPointJson[];
-  chartDailyUsd(q: { days: number; creator?: string }): PlaysPointJson[];
-  chartDaoUsd(q: { days: number; creator?: string }): DaoPointJson[];
+  daily(q: SeriesQ & { pool: string }): PoolDailyJson[];
+  chartPlays(q: SeriesQ & { creator?: string }): PlaysPointJson[];
+  chartDailyUsd(q: SeriesQ & { creator?: string }): PlaysPointJson[];
+  chartDaoUsd(q: SeriesQ & { creator?: string }): DaoPointJson[];
   /** Every pool, ordered (R9; before paging). */
   poolsAll(q: { sortBy: PoolsSortBy; token?: string }): PoolJson[];
   /** One pool (R9), optionally over a window; undefined when no event names it (API: 404 POOL_NOT_FOUND). */
@@ -245,12 +328,13 @@ export function createOracle(input: OracleInput): Oracle {
     }
     return m;
   };
-  const matches = (g: OracleGame, f: GameFilter & { startTime?: number }): boolean =>
+  const matches = (g: OracleGame, f: GameFilter & { startTime?: number; endTime?: number }): boolean =>
     (f.creator === undefined || g.creator === f.creator) &&
     (f.token === undefined || g.token === f.token) &&
     (f.pool === undefined || g.pool === f.pool) &&
     (f.user === undefined || g.user === f.user) &&
     (f.startTime === undefined || g.time >= f.startTime) && // docs/design.md §4: keeps time ≥ startTime
+    (f.endTime === undefined || g.time < f.endTime) && // docs/design.md §4 "Windows": end exclusive
     (!f.onlyJackpots || g.jackpot > 0n); // docs/design.md §4: "jackpot win" = jackpot > 0
 
   const gameJson = (g: OracleGame): SettledGameJson => ({
@@ -261,10 +345,17 @@ export function createOracle(input: OracleInput): Oracle {
     time: g.time,
   });
 
-  /** Dense UTC dates ending today (docs/design.md §4 "Chart days=N"). */
-  const denseDays = (days: number): number[] => {
-    const today = dayOf(nowMs);
-    return Array.from({ length: days }, (_, i) => today - days + 1 + i);
+  /** A dense series: the games matching `keep` per bucket of the request (docs/design.md §4 "Windows"). */
+  const series = (q: SeriesQ, keep: (g: OracleGame) => boolean): { b: OracleBucket; gs: OracleGame[] }[] => {
+    const buckets = oracleBuckets(q, nowMs);
+    const byKey = new Map(buckets.map((b) => [b.key, [] as OracleGame[]]));
+    const interval = q.interval ?? 'day';
+    for (const g of games) {
+      if (!keep(g)) continue;
+      const b = byKey.get(bucketKey(q.tz ?? 'UTC', interval, g.time));
+      if (b && g.time >= buckets[0]!.from && g.time < buckets[buckets.length - 1]!.to) b.push(g);
+    }
+    return buckets.map((b) => ({ b, gs: byKey.get(b.key)! }));
   };
 
   const oracle: Oracle = {
@@ -286,7 +377,7 @@ export function createOracle(input: OracleInput): Oracle {
 
     stats(q = {}) {
       // docs/design.md §3 aggregates; startTime applies to every field but active_players (docs/design.md §3, §4).
-      const xs = games.filter((g) => matches(g, { creator: q.creator, startTime: q.startTime }));
+      const xs = games.filter((g) => matches(g, { creator: q.creator, startTime: q.startTime, endTime: q.endTime }));
       const active = games.filter((g) => matches(g, { creator: q.creator }) && g.time >= nowMs - 60 * 60_000 && g.time <= nowMs);
       return {
         players: distinct(xs, (g) => g.user),
@@ -392,8 +483,9 @@ export function createOracle(input: OracleInput): Oracle {
 
     platforms(q) {
       // docs/design.md §4: rolling window now − days × 24 h (R4: every field inside it).
-      const from = nowMs - q.days * MS_PER_DAY;
-      const xs = games.filter((g) => g.time >= from && g.time <= nowMs);
+      // docs/design.md §4 "Windows": startTime replaces days; endTime (exclusive) closes the window, which then ends there.
+      const from = q.startTime ?? (q.endTime ?? nowMs) - q.days * MS_PER_DAY;
+      const xs = games.filter((g) => g.time >= from && (q.endTime === undefined ? g.time <= nowMs : g.time < q.endTime));
       const rows = [...groupBy(xs, (g) => g.creator)].map(([creator, gs]) => ({
         creator,
         usd_volume: sum(gs, (g) => g.usd_wager),
@@ -463,19 +555,13 @@ export function createOracle(input: OracleInput): Oracle {
     },
 
     daily(q) {
-      const byDay = groupBy(games.filter((g) => g.pool === q.pool && g.time <= nowMs), (g) => dayOf(g.time));
-      return denseDays(q.days).map((d) => {
-        const gs = byDay.get(d) ?? [];
-        return { date: dayToDate(d), volume: sumBig(gs, (g) => g.wager).toString(), volume_usd: sum(gs, (g) => g.usd_wager), plays: gs.length };
-      });
+      return series(q, (g) => g.pool === q.pool).map(({ b, gs }) => ({
+        date: b.date, time: b.time, volume: sumBig(gs, (g) => g.wager).toString(), volume_usd: sum(gs, (g) => g.usd_wager), plays: gs.length,
+      }));
     },
 
     chartPlays(q) {
-      const byDay = groupBy(games.filter((g) => matches(g, { creator: q.creator }) && g.time <= nowMs), (g) => dayOf(g.time));
-      return denseDays(q.days).map((d) => {
-        const gs = byDay.get(d) ?? [];
-        return { date: dayToDate(d), plays: gs.length, volume_usd: sum(gs, (g) => g.usd_wager) };
-      });
+      return series(q, (g) => matches(g, { creator: q.creator })).map(({ b, gs }) => ({ date: b.date, time: b.time, plays: gs.length, volume_usd: sum(gs, (g) => g.usd_wager) }));
     },
 
     chartDailyUsd(q) {
@@ -538,8 +624,8 @@ export function createOracle(input: OracleInput): Oracle {
     },
 
     chartDaoUsd(q) {
-      const byDay = groupBy(games.filter((g) => matches(g, { creator: q.creator }) && g.time <= nowMs), (g) => dayOf(g.time));
-      return denseDays(q.days).map((d) => ({ date: dayToDate(d), dao_fees_usd: sum(byDay.get(d) ?? [], (g) => g.usd_gamba_fee) })); // docs/design.md §3: Σ gambaFee × p
+      // docs/design.md §3: Σ gambaFee × p
+      return series(q, (g) => matches(g, { creator: q.creator })).map(({ b, gs }) => ({ date: b.date, time: b.time, dao_fees_usd: sum(gs, (g) => g.usd_gamba_fee) }));
     },
   };
   return oracle;

@@ -35,8 +35,8 @@ export function queryString(query: Record<string, string | number | boolean | un
   return parts.length ? `?${parts.join('&')}` : '';
 }
 
-export async function setupContract(order: LoadOrder = 'prices-first'): Promise<Contract> {
-  const fixture = generateFixture(FIXTURE_OPTIONS);
+export async function setupContract(order: LoadOrder = 'prices-first', extra: { extraGameTimesSec?: readonly number[] } = {}): Promise<Contract> {
+  const fixture = generateFixture({ ...FIXTURE_OPTIONS, ...extra });
   const oracle = createOracle(fixture);
   const store = await setupStore();
   await loadFixture(store, fixture, order);

@@ -38,6 +38,8 @@ export interface FixtureOptions {
   poolChanges?: number;
   /** Wall clock of the fixture, Unix ms; must be a whole second (blockTime has second resolution). */
   nowMs?: number;
+  /** Extra USDC games (pool USDC, creators[2]) at these block times, Unix s: edges a test needs (e.g. local midnights on DST days). */
+  extraGameTimesSec?: readonly number[];
 }
 
 export type TokenKey = 'SOL' | 'USDC' | 'BONK' | 'WBTC' | 'NOPE';
@@ -280,6 +282,7 @@ export function generateFixture(opts: FixtureOptions = {}): Fixture {
   plans.push({ timeSec: nowSec - 3_600, order: order++, kind: 'game', count: 1, token: 'USDC', pool: 'USDC', user: edgeInUser, creator: creators[1] });
   plans.push({ timeSec: nowSec - 3_601, order: order++, kind: 'game', count: 1, token: 'USDC', pool: 'USDC', user: edgeOutUser, creator: creators[1] });
   plans.push({ timeSec: nowSec, order: order++, kind: 'game', count: 1, token: 'SOL', pool: 'SOL_A' });
+  for (const t of opts.extraGameTimesSec ?? []) plans.push({ timeSec: t, order: order++, kind: 'game', count: 1, token: 'USDC', pool: 'USDC', creator: creators[2] });
 
   // Pool changes: an initial deposit per pool before any game, the new pool's creation, then random ones.
   for (const k of poolKeys) {

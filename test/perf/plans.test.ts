@@ -97,6 +97,23 @@ async function runEveryRead(): Promise<void> {
   await q.stats({ now, creator: f.creators[0] });
   await q.stats({ now, startTime: now - 7 * 86_400_000 });
   await q.stats({ now, creator: f.creators[0], startTime: now - 7 * 86_400_000 });
+  // Closed windows (docs/design.md §4 "Windows"): days, hours and sub-hour edges; per-player rows of the cut days.
+  for (const [startTime, endTime] of [[now - 40 * 86_400_000 - 777_000, now - 3 * 86_400_000 + 999_000], [undefined, now - 200 * 86_400_000 + 12_345], [now - 3_600_000 - 5_000, now - 60_000]] as const) {
+    await q.stats({ now, startTime, endTime });
+    await q.stats({ now, creator: f.creators[0], startTime, endTime });
+    await q.platforms({ limit: 10, days: 7, sortBy: 'usd_volume', now, startTime, endTime });
+    for (const fl of [{}, { creator: f.creators[1] }, { pool: f.pools.SOL_A }]) await q.players({ ...fl, sortBy: 'usd_profit', limit: 10, offset: 0, startTime, endTime });
+  }
+  // Series in other zones and intervals: hour rollups and sub-hour slices (Asia/Kolkata: half-hour offset).
+  for (const tz of ['Europe/Berlin', 'Asia/Kolkata']) {
+    for (const interval of ['hour', 'day', 'week'] as const) {
+      const days = interval === 'hour' ? 3 : 60;
+      await q.chartPlays({ days, now, tz, interval });
+      await q.chartDaoUsd({ days, now, tz, interval, creator: f.creators[0] });
+      await q.daily({ pool: f.pools.SOL_A, days, now, tz, interval });
+    }
+  }
+  await q.freshness();
   await q.platforms({ limit: 10, days: 7, sortBy: 'usd_volume', now });
   await q.platforms({ limit: 10, days: 30, sortBy: 'usd_revenue', now });
   await q.player({ user: f.users[0]! });
@@ -189,7 +206,9 @@ describe('query plans (SQLite)', () => {
         // range): no index orders games by multiplier or USD profit within a creator, pool or player
         // (docs/design.md §10 says so); unfiltered and all time it reads the ordering's index with LIMIT.
         const winsOfRange = /^\s*select signature, time_ms, player, creator, token, pool, game_kind\b/.test(sqlText) && /^SEARCH games USING INDEX g_(time|creator_time|pool_time|player_time|token_time) /.test(plan[0] ?? '');
-        const rawSort = /\b(games|pool_changes)\b/.test(text) && !/\b(ru_daily|ru_block_user)\b/.test(text) && !backlog && !winsOfRange && plan.includes('USE TEMP B-TREE FOR ORDER BY');
+        // So does one inside a single UTC day (its raw games only, bounded on both sides of time_ms, grouped per player first).
+        const groupedWindow = /\btime_ms>\? AND time_ms<\?/.test(text) && plan.includes('USE TEMP B-TREE FOR GROUP BY');
+        const rawSort = /\b(games|pool_changes)\b/.test(text) && !/\b(ru_daily|ru_block_user)\b/.test(text) && !backlog && !winsOfRange && !groupedWindow && plan.includes('USE TEMP B-TREE FOR ORDER BY');
         const leaderboardSort = (PLAYER_ROLLUP.test(sqlText) || POOL_LIST.test(sqlText)) && plan.some((d) => d.startsWith('USE TEMP B-TREE FOR ORDER BY'));
         if (fullScan || rawSort || leaderboardSort) bad.push(`${sqlText.replace(/\s+/g, ' ').slice(0, 160)}\n    ${text}`);
       }

@@ -11,6 +11,8 @@ export interface ResponseCacheOptions {
   maxEntries?: number;
   /** Most bytes of bodies kept. Default 64 MiB. */
   maxBytes?: number;
+  /** Response headers (lower case) stored with an answer and sent again with it, e.g. the freshness headers (plugins/freshness.ts). */
+  storedHeaders?: readonly string[];
 }
 
 interface Entry {
@@ -20,6 +22,8 @@ interface Entry {
   contentType: string;
   storedAt: number;
   generation: number;
+  /** ResponseCacheOptions.storedHeaders as they were on the answer. */
+  headers: [string, string][];
 }
 
 /** What a request carries from the lookup to onSend (a request decoration). */
@@ -83,6 +87,7 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
   const ttlMs = Math.max(0, deps.options.ttlMs);
   const maxEntries = deps.options.maxEntries ?? 5000;
   const maxBytes = deps.options.maxBytes ?? 64 * 1024 * 1024;
+  const storedHeaders = deps.options.storedHeaders ?? [];
   const entries = new Map<string, Entry>();
   let bytes = 0;
   /** Raw request target (path + query, as sent) → cache key; bounded like the entries. */
@@ -125,6 +130,7 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
   const serve = (request: FastifyRequest, reply: FastifyReply, e: Entry): void => {
     reply.header('etag', e.etag);
     reply.header('cache-control', maxAge(clock.now() - e.storedAt));
+    for (const [k, v] of e.headers) reply.header(k, v);
     const inm = request.headers['if-none-match'];
     if (inm !== undefined && ifNoneMatchHits(inm, e.etag)) {
       reply.code(304).send();
@@ -153,6 +159,7 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
    */
   const serveRaw = (reply: FastifyReply, e: Entry): void => {
     const headers: Record<string, string | number | string[]> = { ...(reply.getHeaders() as Record<string, string | number | string[]>), ...JSON_SECURITY_HEADERS };
+    for (const [k, v] of e.headers) headers[k] = v;
     headers.etag = e.etag;
     headers['cache-control'] = maxAge(clock.now() - e.storedAt);
     headers['content-type'] = e.contentType;
@@ -185,7 +192,12 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
     if (ttlMs > 0 && request.method === 'GET' && t.generation === generation() && body.length <= maxBytes) {
       const old = entries.get(t.key);
       if (old) remove(t.key, old);
-      entries.set(t.key, { body, etag, contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'), storedAt: clock.now(), generation: t.generation });
+      const headers: [string, string][] = [];
+      for (const h of storedHeaders) {
+        const v = reply.getHeader(h);
+        if (v !== undefined) headers.push([h, String(v)]);
+      }
+      entries.set(t.key, { body, etag, contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'), storedAt: clock.now(), generation: t.generation, headers });
       bytes += body.length;
       // From the least recently used end: evict past the bounds, and drop expired answers too,
       // so memory follows the TTL's worth of traffic rather than filling up to maxBytes.

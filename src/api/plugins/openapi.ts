@@ -46,7 +46,7 @@ export async function registerOpenApi(app: FastifyInstance, opts: { publicUrl?: 
         { name: 'events', description: 'Raw indexed events' },
         { name: 'platforms', description: 'Platforms (creators) and tokens' },
         { name: 'pools', description: 'Liquidity pools' },
-        { name: 'charts', description: 'Daily series' },
+        { name: 'charts', description: 'Series by hour, day or week in a time zone' },
         { name: 'house', description: 'House edge: realized vs expected return to player, biggest wins' },
         { name: 'usage', description: 'The calling key: tier, bucket, requests today' },
         { name: 'operations', description: 'Health and readiness (no key)' },

@@ -1,43 +1,65 @@
 import type { FastifyInstance } from 'fastify';
+import { invalidParameter } from '../errors.js';
 import { PARAMS, queryOf } from '../params.js';
-import { count, dateString, obj, protectedErrors, usd } from '../schemas.js';
+import { count, dateString, ms, obj, protectedErrors, usd } from '../schemas.js';
 import type { RouteDeps } from '../types.js';
 
-const playsPoint = obj({ date: dateString, plays: count('Games that day'), volume_usd: usd('Σ usd_wager that day') });
-const dailyUsdPoint = obj({ date: dateString, volume_usd: usd('Σ usd_wager that day'), plays: count('Games that day') });
-const daoPoint = obj({ date: dateString, dao_fees_usd: usd('Σ gamba (DAO) fees that day') });
+const bucketTime = ms('Start of the bucket (local midnight, local hour or Monday 00:00 in tz)');
+const playsPoint = obj({ date: dateString, time: bucketTime, plays: count('Games in the bucket'), volume_usd: usd('Σ usd_wager in the bucket') });
+const dailyUsdPoint = obj({ date: dateString, time: bucketTime, volume_usd: usd('Σ usd_wager in the bucket'), plays: count('Games in the bucket') });
+const daoPoint = obj({ date: dateString, time: bucketTime, dao_fees_usd: usd('Σ gamba (DAO) fees in the bucket') });
 
-const playsQuery = queryOf({ days: PARAMS.chartDays });
-const chartQuery = queryOf({ days: PARAMS.chartDays, creator: PARAMS.creator });
+/** The series parameters shared by /chart/* and /daily (docs/design.md §4 "Windows"). */
+export const SERIES_PARAMS = {
+  days: PARAMS.seriesDays,
+  startTime: PARAMS.seriesStart,
+  endTime: PARAMS.seriesEnd,
+  tz: PARAMS.tz,
+  interval: PARAMS.interval,
+} as const;
 
-/** `/chart/plays`, `/chart/daily-usd`, `/chart/dao-usd`: dense daily UTC series (docs/spec.md §8.4: last 300 days). */
+const playsQuery = queryOf(SERIES_PARAMS);
+const chartQuery = queryOf({ ...SERIES_PARAMS, creator: PARAMS.creator });
+
+/**
+ * A parsed series query → the store's SeriesQuery fields: `days` defaults to 300 (1 with
+ * interval=hour); endTime ≤ startTime → 400 naming endTime. The bucket count cap and an empty
+ * default window are checked by the store (core/zoned.ts seriesBuckets), also as 400s.
+ */
+export function seriesOf<Q extends { days?: number; startTime?: number; endTime?: number; interval: 'hour' | 'day' | 'week' }>(q: Q, now: number): Q & { days: number; now: number } {
+  if (q.startTime !== undefined && q.endTime !== undefined && q.endTime <= q.startTime) throw invalidParameter('endTime', 'must be later than startTime');
+  return { ...q, days: q.days ?? (q.interval === 'hour' ? 1 : 300), now };
+}
+
+/** `/chart/plays`, `/chart/daily-usd`, `/chart/dao-usd`: dense series (docs/spec.md §8.4: last 300 days by default; docs/design.md §4 "Windows"). */
 export function registerChartRoutes(scope: FastifyInstance, deps: RouteDeps): void {
   const { store, clock } = deps;
+  const summary = ' (dense series; days, or a window [startTime, endTime); interval hour|day|week in tz)';
 
   scope.get('/chart/plays', {
     schema: {
       tags: ['charts'],
-      summary: 'Daily plays and USD volume',
+      summary: `Plays and USD volume per bucket${summary}`,
       querystring: playsQuery.schema,
       response: { 200: obj({ data: { type: 'array', items: playsPoint } }), ...protectedErrors },
     },
-  }, async (request) => ({ data: await store.queries.chartPlays({ ...playsQuery.parse(request.query), now: clock.now() }) }));
+  }, async (request) => ({ data: await store.queries.chartPlays(seriesOf(playsQuery.parse(request.query), clock.now())) }));
 
   scope.get('/chart/daily-usd', {
     schema: {
       tags: ['charts'],
-      summary: 'Daily USD volume',
+      summary: `USD volume per bucket${summary}`,
       querystring: chartQuery.schema,
       response: { 200: obj({ data: { type: 'array', items: dailyUsdPoint } }), ...protectedErrors },
     },
-  }, async (request) => ({ data: await store.queries.chartDailyUsd({ ...chartQuery.parse(request.query), now: clock.now() }) }));
+  }, async (request) => ({ data: await store.queries.chartDailyUsd(seriesOf(chartQuery.parse(request.query), clock.now())) }));
 
   scope.get('/chart/dao-usd', {
     schema: {
       tags: ['charts'],
-      summary: 'Daily DAO fee collection in USD',
+      summary: `DAO fee collection in USD per bucket${summary}`,
       querystring: chartQuery.schema,
       response: { 200: obj({ data: { type: 'array', items: daoPoint } }), ...protectedErrors },
     },
-  }, async (request) => ({ data: await store.queries.chartDaoUsd({ ...chartQuery.parse(request.query), now: clock.now() }) }));
+  }, async (request) => ({ data: await store.queries.chartDaoUsd(seriesOf(chartQuery.parse(request.query), clock.now())) }));
 }

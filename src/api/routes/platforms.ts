@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { PARAMS, queryOf } from '../params.js';
 import { addressOut, amount, count, ms, obj, protectedErrors, usd } from '../schemas.js';
 import type { RouteDeps } from '../types.js';
+import { checkWindow } from './players.js';
 
 const platformEntry = obj({
   creator: addressOut('Creator (platform) address'),
@@ -26,7 +27,7 @@ const tokenEntry = obj({
   usd_volume: usd('Σ usd_wager'),
 });
 
-const platformsQuery = queryOf({ limit: PARAMS.platformsLimit, days: PARAMS.platformsDays, sortBy: PARAMS.platformsSortBy });
+const platformsQuery = queryOf({ limit: PARAMS.platformsLimit, days: PARAMS.platformsDays, sortBy: PARAMS.platformsSortBy, startTime: PARAMS.platformsStart, endTime: PARAMS.endTime });
 const byPoolQuery = queryOf({ pool: PARAMS.poolRequired });
 const tokensQuery = queryOf({ creator: PARAMS.creator });
 
@@ -37,12 +38,14 @@ export function registerPlatformRoutes(scope: FastifyInstance, deps: RouteDeps):
   scope.get('/platforms', {
     schema: {
       tags: ['platforms'],
-      summary: 'Top platforms (creators) over a rolling window',
+      summary: 'Top platforms (creators) over a rolling window (days) or [startTime, endTime)',
       querystring: platformsQuery.schema,
       response: { 200: obj({ results: { type: 'array', items: platformEntry } }), ...protectedErrors },
     },
   }, async (request) => {
-    return { results: await store.queries.platforms({ ...platformsQuery.parse(request.query), now: clock.now() }) };
+    const q = platformsQuery.parse(request.query);
+    checkWindow(q);
+    return { results: await store.queries.platforms({ ...q, now: clock.now() }) };
   });
 
   scope.get('/platforms-by-pool', {

@@ -12,7 +12,7 @@ const statsSchema = obj(
     creators: count('Distinct creators (platforms)'),
     revenue_usd: usd('Σ creator fees'),
     player_net_profit_usd: usd('Σ (profit − fees); negative when players lose overall'),
-    active_players: count('Distinct players with a game in the last 60 minutes (startTime does not apply)'),
+    active_players: count('Distinct players with a game in the last 60 minutes (startTime and endTime do not apply)'),
     first_bet_time: ms('Time of the first game; 0 when none'),
   },
   'Platform statistics (docs/spec.md §2, docs/design.md §3)',
@@ -44,7 +44,7 @@ const leaderboardEntry = obj({
   last_play: ms('Last game'),
 });
 
-const statsQuery = queryOf({ creator: PARAMS.creator, startTime: PARAMS.startTime });
+const statsQuery = queryOf({ creator: PARAMS.creator, startTime: PARAMS.startTime, endTime: PARAMS.endTime });
 const playerQuery = queryOf({ user: PARAMS.userRequired, creator: PARAMS.creator, token: PARAMS.token });
 const playersQuery = queryOf({
   sortBy: PARAMS.playersSortBy,
@@ -54,7 +54,13 @@ const playersQuery = queryOf({
   token: PARAMS.token,
   pool: PARAMS.pool,
   startTime: PARAMS.startTime,
+  endTime: PARAMS.endTime,
 });
+
+/** endTime ≤ startTime → 400 naming endTime (docs/design.md §4 "Windows": start inclusive, end exclusive). */
+export function checkWindow(q: { startTime?: number | undefined; endTime?: number | undefined }): void {
+  if (q.startTime !== undefined && q.endTime !== undefined && q.endTime <= q.startTime) throw invalidParameter('endTime', 'must be later than startTime');
+}
 
 /** `/stats`, `/player`, `/players` (docs/spec.md §4, docs/design.md §3–§4). */
 export function registerPlayerRoutes(scope: FastifyInstance, deps: RouteDeps): void {
@@ -68,7 +74,9 @@ export function registerPlayerRoutes(scope: FastifyInstance, deps: RouteDeps): v
       response: { 200: statsSchema, ...protectedErrors },
     },
   }, async (request) => {
-    return store.queries.stats({ ...statsQuery.parse(request.query), now: clock.now() });
+    const q = statsQuery.parse(request.query);
+    checkWindow(q);
+    return store.queries.stats({ ...q, now: clock.now() });
   });
 
   scope.get('/player', {
@@ -93,6 +101,7 @@ export function registerPlayerRoutes(scope: FastifyInstance, deps: RouteDeps): v
     },
   }, async (request) => {
     const q = playersQuery.parse(request.query);
+    checkWindow(q);
     if ((q.sortBy === 'token_volume' || q.sortBy === 'token_profit') && q.token === undefined && q.pool === undefined) {
       throw invalidParameter('sortBy', `${q.sortBy} needs one token: add 'token' or 'pool' (token sums of different tokens cannot be compared)`);
     }

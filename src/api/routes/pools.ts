@@ -5,6 +5,7 @@ import { apiError, invalidParameter } from '../errors.js';
 import { PARAMS, queryOf } from '../params.js';
 import { addressOut, amount, count, dateString, errorResponse, ms, obj, protectedErrors, usd } from '../schemas.js';
 import type { RouteDeps } from '../types.js';
+import { SERIES_PARAMS, seriesOf } from './charts.js';
 
 const poolOnlyQuery = queryOf({ pool: PARAMS.poolRequired });
 
@@ -25,6 +26,7 @@ const totalSchema = obj({
 
 const dailyPoint = obj({
   date: dateString,
+  time: ms('Start of the bucket (local midnight, local hour or Monday 00:00 in tz)'),
   volume: amount('Σ wager that day'),
   volume_usd: usd('Σ usd_wager that day'),
   plays: count('Games that day'),
@@ -52,7 +54,7 @@ const poolEntry = obj({
 
 const poolsQuery = queryOf({ token: PARAMS.poolsToken, sortBy: PARAMS.poolsSortBy, limit: PARAMS.poolsLimit, cursor: PARAMS.poolsCursor });
 const poolQuery = queryOf({ pool: PARAMS.poolRequired, startTime: PARAMS.windowStart, endTime: PARAMS.windowEnd });
-const dailyQuery = queryOf({ pool: PARAMS.poolRequired, days: PARAMS.chartDays });
+const dailyQuery = queryOf({ pool: PARAMS.poolRequired, ...SERIES_PARAMS });
 
 function poolJson(p: PoolEntry) {
   return {
@@ -129,12 +131,12 @@ export function registerPoolRoutes(scope: FastifyInstance, deps: RouteDeps): voi
   scope.get('/daily', {
     schema: {
       tags: ['pools'],
-      summary: 'Daily volume of a pool (dense UTC series)',
+      summary: 'Volume of a pool per bucket (dense series; days, or a window [startTime, endTime); interval hour|day|week in tz)',
       querystring: dailyQuery.schema,
       response: { 200: obj({ data: { type: 'array', items: dailyPoint } }), ...protectedErrors },
     },
   }, async (request) => {
-    const points = await store.queries.daily({ ...dailyQuery.parse(request.query), now: clock.now() });
+    const points = await store.queries.daily(seriesOf(dailyQuery.parse(request.query), clock.now()));
     return { data: points.map((p) => ({ ...p, volume: p.volume.toString() })) };
   });
 }

@@ -32,7 +32,7 @@ export function filterSql(f: GameFilter, alias = ''): RawBuilder<unknown> {
 const SUMS = GAME_ROLLUP_COLUMNS.join(', ');
 
 /** What one raw game contributes to an extreme column: its `ofGame` value, clamped at 0 where `bound` says so. */
-function extremeOfRow(a: DialectAdapter, c: ExtremeColumn): RawBuilder<unknown> {
+export function extremeOfRow(a: DialectAdapter, c: ExtremeColumn): RawBuilder<unknown> {
   const { merge, ofGame, bound } = EXTREMES[c];
   if (bound === null) return sql.raw(ofGame);
   return (merge === 'max' ? a.greatest : a.least)(sql.raw(`${bound}.0`), sql.raw(ofGame));
@@ -48,29 +48,44 @@ function rowAsRollup(a: DialectAdapter): RawBuilder<unknown> {
 
 /**
  * Rows of game sums per player (`player` + the GameSums columns of schema.ts) for games with
- * time ≥ startTime (ms) matching `f`, to be grouped by player. Cost grows with the window, not
- * with history (docs/design.md §7):
- * - with a creator/token/pool filter: ru_daily rows of whole days after the start day;
- * - without: ru_block_user rows of whole 32-day blocks after the start day's block, plus
- *   ru_day_user rows of that block's remaining days (migration 0004) — a year is ≤ 12 rows
+ * startTime ≤ time < endTime (ms; either side open when undefined) matching `f`, to be grouped by
+ * player. Cost grows with the window, not with history (docs/design.md §7):
+ * - with a creator/token/pool filter: ru_daily rows of the whole days strictly inside;
+ * - without: ru_block_user rows of whole 32-day blocks strictly inside, plus ru_day_user rows of
+ *   the start block's and the end block's remaining days (migration 0004) — a year is ≤ 12 rows
  *   per player instead of one per player, day, creator, token and pool;
- * - plus, either way, the raw games of the (partial) start day. That part is bounded on both
- *   sides of `time_ms`: with only `time_ms >= startTime` SQLite's time index would walk every
- *   game from the start to now and filter `day` afterwards.
+ * - plus, either way, the raw games of the (partial) start and end days. Those parts are bounded
+ *   on both sides of `time_ms`: with only `time_ms >= startTime` SQLite's time index would walk
+ *   every game from the start to now and filter `day` afterwards.
  */
-export function windowSource(a: DialectAdapter, f: GameFilter, startTime: number): RawBuilder<unknown> {
-  const d = dayOf(startTime);
+export function windowSource(a: DialectAdapter, f: GameFilter, startTime: number | undefined, endTime?: number): RawBuilder<unknown> {
+  const rows = rowAsRollup(a);
+  const cf = filterSql(f);
+  const d = startTime === undefined ? -1 : dayOf(startTime);
+  const e = endTime === undefined ? undefined : dayOf(endTime);
+  if (e !== undefined && startTime !== undefined && e <= d) {
+    // Inside one UTC day: its raw games only.
+    return sql`select player, ${rows} from games where day = ${d} and time_ms >= ${startTime} and time_ms < ${endTime} ${cf}`;
+  }
   const filtered = f.creator !== undefined || f.token !== undefined || f.pool !== undefined || f.player !== undefined;
   const sums = sql.raw(SUMS);
-  const days = filtered
-    ? sql`select player, ${sums} from ru_daily where day > ${d} ${filterSql(f)}`
-    : sql`select player, ${sums} from ru_block_user where block > ${blockOf(d)}
-      union all
-      select player, ${sums} from ru_day_user where day > ${d} and day < ${(blockOf(d) + 1) * BLOCK_DAYS}`;
-  return sql`${days}
-    union all
-    select player, ${rowAsRollup(a)}
-    from games where day = ${d} and time_ms >= ${startTime} and time_ms < ${(d + 1) * MS_PER_DAY} ${filterSql(f)}`;
+  const before = (col: string, bound: number | undefined) => (bound === undefined ? sql`` : sql`and ${sql.raw(col)} < ${bound}`);
+  const parts: RawBuilder<unknown>[] = [];
+  if (filtered) parts.push(sql`select player, ${sums} from ru_daily where day > ${d} ${before('day', e)} ${cf}`);
+  else {
+    const b0 = blockOf(d);
+    const b1 = e === undefined ? undefined : blockOf(e);
+    // Whole blocks strictly between the start day's block and the end day's block.
+    parts.push(sql`select player, ${sums} from ru_block_user where block > ${b0} ${before('block', b1)}`);
+    // The start block's days after the start day (and before the end day).
+    const startBlockEnd = (b0 + 1) * BLOCK_DAYS;
+    parts.push(sql`select player, ${sums} from ru_day_user where day > ${d} and day < ${e === undefined ? startBlockEnd : Math.min(startBlockEnd, e)}`);
+    // The end block's days before the end day, when it is another block.
+    if (e !== undefined && b1 !== undefined && b1 > b0) parts.push(sql`select player, ${sums} from ru_day_user where day >= ${b1 * BLOCK_DAYS} and day < ${e}`);
+  }
+  if (startTime !== undefined) parts.push(sql`select player, ${rows} from games where day = ${d} and time_ms >= ${startTime} and time_ms < ${(d + 1) * MS_PER_DAY} ${cf}`);
+  if (endTime !== undefined && e !== undefined) parts.push(sql`select player, ${rows} from games where day = ${e} and time_ms >= ${e * MS_PER_DAY} and time_ms < ${endTime} ${cf}`);
+  return sql.join(parts, sql` union all `);
 }
 
 /** Exact token sums from summed 32-bit halves (core/u64.ts). */

@@ -3,7 +3,7 @@ import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
 import type { Queries } from '../types.js';
 import { chartDaoUsd, chartPlays } from './charts.js';
-import { counts } from './counts.js';
+import { counts, freshness } from './counts.js';
 import { poolChanges, settledGames } from './events.js';
 import { platforms } from './platforms.js';
 import { player, players } from './players.js';
@@ -17,6 +17,7 @@ import { lpPrice, poolReturns } from './lp-returns.js';
 export function createQueries(db: Kysely<Database>, a: DialectAdapter): Queries {
   return {
     counts: () => counts(db),
+    freshness: () => freshness(db),
     stats: (q) => stats(db, a, q),
     player: (q) => player(db, q),
     players: (q) => players(db, a, q),
@@ -27,12 +28,12 @@ export function createQueries(db: Kysely<Database>, a: DialectAdapter): Queries 
     tokens: (q) => tokens(db, q),
     ratio: (q) => ratio(db, q),
     total: (pool) => total(db, pool),
-    daily: (q) => daily(db, q),
+    daily: (q) => daily(db, a, q),
     pools: (q) => pools(db, q),
     pool: (q) => pool(db, a, q),
-    chartPlays: (q) => chartPlays(db, q),
-    chartDailyUsd: (q) => chartPlays(db, q),
-    chartDaoUsd: (q) => chartDaoUsd(db, q),
+    chartPlays: (q) => chartPlays(db, a, q),
+    chartDailyUsd: (q) => chartPlays(db, a, q),
+    chartDaoUsd: (q) => chartDaoUsd(db, a, q),
     houseEdge: (q) => houseEdge(db, q),
     biggestWins: (q) => biggestWins(db, q),
     lpPrice: (q) => lpPrice(db, q),

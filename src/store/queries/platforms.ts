@@ -4,6 +4,7 @@ import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
 import type { PlatformEntry, PlatformsQuery } from '../types.js';
 import { activePlayers, num } from './common.js';
+import { rangeSums } from './series.js';
 
 /**
  * GET /platforms: creators over the rolling window now − days×24 h (docs/design.md §4); ties by creator asc.
@@ -17,8 +18,10 @@ import { activePlayers, num } from './common.js';
  * - last_activity = the creator's all-time last play (ru_ctp.last_ms), which lies in the window
  *   whenever the creator has a game there (only such creators are listed).
  */
-export async function platforms(db: Kysely<Database>, _a: DialectAdapter, q: PlatformsQuery): Promise<PlatformEntry[]> {
-  const start = q.now - q.days * MS_PER_DAY;
+export async function platforms(db: Kysely<Database>, a: DialectAdapter, q: PlatformsQuery): Promise<PlatformEntry[]> {
+  // endTime without startTime: the `days` ending at endTime (docs/design.md §4 "Windows").
+  if (q.endTime !== undefined) return closedWindow(db, a, q, q.startTime ?? q.endTime - q.days * MS_PER_DAY, q.endTime);
+  const start = q.startTime ?? q.now - q.days * MS_PER_DAY;
   const d = dayOf(start);
   // The raw start-day games are bounded by the day's end so g_time reads that day only.
   const order = q.sortBy === 'usd_revenue' ? sql`s.usd_revenue` : sql`s.usd_volume`;
@@ -44,4 +47,42 @@ export async function platforms(db: Kysely<Database>, _a: DialectAdapter, q: Pla
     unique_players: players.get(String(r.creator)) ?? 0,
     last_activity: num(r.last_activity),
   }));
+}
+
+/**
+ * /platforms over a closed window [start, end) (docs/design.md §4 "Windows"): sums and the last
+ * game per creator from ru_day_c / ru_hour_c and the sub-hour edges (queries/series.ts);
+ * unique players per creator from ru_daily's whole days and the raw games of the partial first and
+ * last days (common.ts windowSource). Grows with the window, not with history.
+ */
+async function closedWindow(db: Kysely<Database>, a: DialectAdapter, q: PlatformsQuery, start: number, end: number): Promise<PlatformEntry[]> {
+  const [groups] = await rangeSums(db, a, { day: 'ru_day_c', hour: 'ru_hour_c', filter: {}, byCreator: true }, [{ from: start, to: end }], ['plays', 'usd_wager', 'usd_creator_fee', 'last_ms']);
+  const rows = [...groups!.entries()].map(([creator, g]) => ({
+    creator,
+    usd_volume: num(g.usd_wager),
+    usd_revenue: num(g.usd_creator_fee),
+    plays: num(g.plays),
+    unique_players: 0,
+    last_activity: num(g.last_ms),
+  }));
+  const key = q.sortBy === 'usd_revenue' ? 'usd_revenue' : 'usd_volume';
+  rows.sort((x, y) => y[key] - x[key] || (x.creator < y.creator ? -1 : x.creator > y.creator ? 1 : 0));
+  const page = rows.slice(0, q.limit);
+  if (page.length === 0) return page;
+  // Distinct players of each listed creator in the window.
+  const res = await sql<{ creator: string; n: unknown }>`select creator, count(distinct player) as n from (${windowSourceByCreator(a, start, end)}) w
+    where creator in (${sql.join(page.map((r) => r.creator))}) group by creator`.execute(db);
+  const n = new Map(res.rows.map((r) => [String(r.creator), num(r.n)]));
+  for (const r of page) r.unique_players = n.get(r.creator) ?? 0;
+  return page;
+}
+
+/** (creator, player) rows of the games in [start, end): ru_daily's whole UTC days, raw games of the partial first and last days. */
+function windowSourceByCreator(_a: DialectAdapter, start: number, end: number) {
+  const d = dayOf(start);
+  const e = dayOf(end);
+  if (e <= d) return sql`select creator, player from games where time_ms >= ${start} and time_ms < ${end}`;
+  return sql`select creator, player from ru_daily where day > ${d} and day < ${e}
+    union all select creator, player from games where time_ms >= ${start} and time_ms < ${(d + 1) * MS_PER_DAY}
+    union all select creator, player from games where time_ms >= ${e * MS_PER_DAY} and time_ms < ${end}`;
 }

@@ -48,15 +48,16 @@ export async function player(db: Kysely<Database>, q: PlayerQuery): Promise<Play
  *   indexes, total from the 'players' counter;
  * - all-time with creator/token/pool → the per-player rollup of that filter shape, read in
  *   index order (limit + offset rows; migration 0004, rollups/definitions.ts SORT_KEYS), total from its counter;
- * - startTime → ru_daily window (+ raw rows of a partial first day): grows with the window.
+ * - startTime / endTime → the window (common.ts windowSource: rollup days or blocks + raw rows of partial first and last days): grows with the window.
  * Ties break by user ascending (docs/design.md §4). token_* are null unless one token is implied.
  */
 export async function players(db: Kysely<Database>, a: DialectAdapter, q: PlayersQuery): Promise<PlayersResult> {
   const singleToken = q.token !== undefined || q.pool !== undefined;
   const filtered = q.creator !== undefined || q.token !== undefined || q.pool !== undefined;
-  if (q.startTime === undefined && !filtered && (q.sortBy === 'usd_profit' || q.sortBy === 'usd_volume')) return topPlayers(db, q);
-  if (q.startTime === undefined && filtered) return filteredPlayers(db, q, singleToken);
-  const source = q.startTime !== undefined ? windowSource(a, { creator: q.creator, token: q.token, pool: q.pool }, q.startTime) : sql`select * from ru_user`;
+  const windowed = q.startTime !== undefined || q.endTime !== undefined;
+  if (!windowed && !filtered && (q.sortBy === 'usd_profit' || q.sortBy === 'usd_volume')) return topPlayers(db, q);
+  if (!windowed && filtered) return filteredPlayers(db, q, singleToken);
+  const source = windowed ? windowSource(a, { creator: q.creator, token: q.token, pool: q.pool }, q.startTime, q.endTime) : sql`select * from ru_user`;
   const order = aggregatedOrder(q.sortBy);
   // The window's players are counted in the same pass (count over the grouped rows, before
   // LIMIT); only a page past the end needs a second pass for the total.

@@ -1,9 +1,11 @@
 import { sql, type Kysely } from 'kysely';
-import { dayToDate, hourFloor, MS_PER_DAY, MS_PER_HOUR } from '../../core/index.js';
+import { hourFloor, joinHiLo, MS_PER_DAY, MS_PER_HOUR } from '../../core/index.js';
+import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
-import type { PlatformByPoolEntry, PoolDailyPoint, PoolTotal, RatioPoint, TokenEntry } from '../types.js';
+import type { DailyQuery, PlatformByPoolEntry, PoolDailyPoint, PoolTotal, RatioPoint, TokenEntry } from '../types.js';
 import { VOLUME_COLUMNS } from '../rollups/definitions.js';
-import { big, dayRange, joinHiLoRow, num, poolToken, sumsOf } from './common.js';
+import { seriesSums } from './charts.js';
+import { big, joinHiLoRow, num, poolToken, sumsOf } from './common.js';
 
 /** Σ of the volume columns (rollups/definitions.ts VOLUME_COLUMNS). */
 const VOLUME_SUMS = sumsOf(VOLUME_COLUMNS);
@@ -32,19 +34,17 @@ export async function total(db: Kysely<Database>, pool: string): Promise<PoolTot
   return { pool, token: (await poolToken(db, pool)) ?? null, volume: joinHiLoRow(row, 'wager'), usd_volume: num(row.usd_wager), plays: num(row.plays) };
 }
 
-/** GET /daily: dense daily series of one pool over `days` UTC dates ending today. */
-export async function daily(db: Kysely<Database>, q: { pool: string; days: number; now: number }): Promise<PoolDailyPoint[]> {
-  const { first, last } = dayRange(q.days, q.now);
-  // ru_pool_day (migration 0004): one row per day of the pool.
-  const res = await sql<Record<string, unknown>>`select day, ${sql.raw(VOLUME_COLUMNS.join(', '))}
-    from ru_pool_day where pool = ${q.pool} and day >= ${first} and day <= ${last}`.execute(db);
-  const byDay = new Map(res.rows.map((r) => [num(r.day), r]));
-  const out: PoolDailyPoint[] = [];
-  for (let d = first; d <= last; d++) {
-    const r = byDay.get(d);
-    out.push({ date: dayToDate(d), volume: r ? joinHiLoRow(r, 'wager') : 0n, volume_usd: r ? num(r.usd_wager) : 0, plays: r ? num(r.plays) : 0 });
-  }
-  return out;
+/** GET /daily: dense series of one pool (SeriesQuery: `days` dates ending today by default, or a window; day, hour or week buckets in tz). */
+export async function daily(db: Kysely<Database>, a: DialectAdapter, q: DailyQuery): Promise<PoolDailyPoint[]> {
+  // ru_pool_day (migration 0004) for whole UTC days, ru_hour_p (migration 0010) for whole hours, raw games for sub-hour edges.
+  const rows = await seriesSums(db, a, q, { day: 'ru_pool_day', hour: 'ru_hour_p', filter: { pool: q.pool } }, ['plays', 'wager_hi', 'wager_lo', 'usd_wager']);
+  return rows.map(({ bucket, sums }) => ({
+    date: bucket.date,
+    time: bucket.time,
+    volume: joinHiLo((sums.wager_hi ?? 0n) as bigint, (sums.wager_lo ?? 0n) as bigint),
+    volume_usd: num(sums.usd_wager),
+    plays: num(sums.plays),
+  }));
 }
 
 /** Window of /ratio: the last 30 days (docs/design.md §4). */

@@ -4,16 +4,35 @@ import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
 import type { StatsQuery, StatsResult } from '../types.js';
 import { playerCounterName } from '../rollups/definitions.js';
-import { activePlayers, counter, filterSql, num } from './common.js';
+import { activePlayers, counter, filterSql, num, windowSource } from './common.js';
+import { rangeSums } from './series.js';
 
 /** Active window of `active_players`: the last 60 minutes of wall clock (docs/design.md §3). */
 export const ACTIVE_WINDOW_MS = 60 * 60 * 1000;
 
 /** GET /stats (docs/spec.md §2 Platform statistics; definitions docs/design.md §3). */
-export async function stats(db: Kysely<Database>, _a: DialectAdapter, q: StatsQuery): Promise<StatsResult> {
+export async function stats(db: Kysely<Database>, a: DialectAdapter, q: StatsQuery): Promise<StatsResult> {
   const f = { creator: q.creator };
   let row: Record<string, unknown> | undefined;
-  if (q.startTime === undefined) {
+  if (q.endTime !== undefined) {
+    // A closed window [startTime, endTime): the last-play shortcut below does not hold (a player's
+    // last play may lie after the end), so sums, creators and first_bet_time come from the
+    // window's rollup days and hours per creator (queries/series.ts), players from the window's
+    // per-player rows (common.ts windowSource).
+    const [groups] = await rangeSums(db, a, { day: 'ru_day_c', hour: 'ru_hour_c', filter: f, byCreator: true }, [{ from: q.startTime ?? 0, to: q.endTime }], [
+      'plays', 'usd_wager', 'usd_creator_fee', 'usd_net', 'first_ms',
+    ]);
+    let plays = 0, usd = 0, revenue = 0, net = 0, first: number | undefined;
+    for (const g of groups!.values()) {
+      plays += num(g.plays);
+      usd += num(g.usd_wager);
+      revenue += num(g.usd_creator_fee);
+      net += num(g.usd_net);
+      first = first === undefined ? num(g.first_ms) : Math.min(first, num(g.first_ms));
+    }
+    const players = await sql<{ n: unknown }>`select count(distinct player) as n from (${windowSource(a, f, q.startTime, q.endTime)}) w`.execute(db);
+    row = { plays, usd_volume: usd, revenue, net, creators: groups!.size, players: players.rows[0]?.n, first_ms: first };
+  } else if (q.startTime === undefined) {
     // All-time: sums from the small ru_ctp rollup, player count from per-player rollups.
     const sums = await sql<Record<string, unknown>>`select sum(plays) as plays, sum(usd_wager) as usd_volume,
         sum(usd_creator_fee) as revenue, sum(usd_net) as net, count(distinct creator) as creators, min(first_ms) as first_ms

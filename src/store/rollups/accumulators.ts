@@ -102,9 +102,10 @@ function merge(into: GameDelta, d: GameDelta): void {
   for (const c of MIN_COLUMNS) into[c] = Math.min(into[c], d[c]);
 }
 
-/** The dimensions of one game a rollup row's key is taken from (day: UTC day number). */
+/** The dimensions of one game a rollup row's key is taken from (day: UTC day number; hour_ms: start of its UTC hour, Unix ms). */
 export interface GameDims {
   day: number;
+  hour_ms: number;
   creator: string;
   token: string;
   pool: string;

@@ -118,7 +118,9 @@ export interface GameRollupDef {
 
 /**
  * Every game rollup, in write and clear order (docs/architecture.md "Storage" lists what each serves).
- * `block` is the 32-day block of the day (BLOCK_DAYS).
+ * `block` is the 32-day block of the day (BLOCK_DAYS); `hour_ms` the start of the game's UTC hour
+ * (Unix ms; the hour rollups of migration 0010 serve hour intervals, day buckets in any time zone
+ * and the partial days of windows: queries/series.ts).
  */
 export const GAME_ROLLUPS = {
   ru_daily: { keys: ['day', 'creator', 'token', 'pool', 'player'] },
@@ -136,6 +138,9 @@ export const GAME_ROLLUPS = {
   ru_block_user: { keys: ['block', 'player'] },
   /** Migration 0008: GET /house-edge without a player (every groupBy but player; game kind as a key and a grouping). */
   ru_day_game: { keys: ['day', 'game_kind', 'creator', 'token', 'pool'] },
+  ru_hour: { keys: ['hour_ms'] },
+  ru_hour_c: { keys: ['creator', 'hour_ms'] },
+  ru_hour_p: { keys: ['pool', 'hour_ms', 'token'], poolSums: true },
 } as const satisfies Record<string, GameRollupDef>;
 
 /** A game rollup table. */

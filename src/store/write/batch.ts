@@ -99,7 +99,7 @@ async function gameRow(ctx: Ctx, e: LocatedEvent & { name: 'GameSettled' }): Pro
   return {
     row,
     e,
-    dims: { day: dayOf(timeMs), creator: d.creator, token: d.tokenMint, pool: d.pool, player: d.user, game_kind: gameKind },
+    dims: { day: dayOf(timeMs), hour_ms: hourMs, creator: d.creator, token: d.tokenMint, pool: d.pool, player: d.user, game_kind: gameKind },
     delta: gameDelta({ timeMs, wager: d.wager, payout: d.payout, jackpot: d.jackpotPayoutToUser, poolFee: d.poolFee, expected, usd }),
     usd,
   };

@@ -45,7 +45,7 @@ export async function putPrices(db: Kysely<Database>, a: DialectAdapter, decimal
           .where('event_index', '=', g.event_index)
           .execute();
         rollups.add(
-          { day: g.day, creator: g.creator, token: g.token, pool: g.pool, player: g.player, game_kind: g.game_kind },
+          { day: g.day, hour_ms: Number(hourMs), creator: g.creator, token: g.token, pool: g.pool, player: g.player, game_kind: g.game_kind },
           // Re-pricing adds USD only (repriceDelta): the expected payout is a token sum, already counted.
           repriceDelta({ timeMs: Number(g.time_ms), wager: facts.wager, payout: facts.payout, jackpot: facts.jackpot, poolFee: facts.poolFee, expected: 0n, usd }),
         );

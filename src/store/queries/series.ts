@@ -1,0 +1,173 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { MS_PER_DAY, MS_PER_HOUR } from '../../core/index.js';
+import type { DialectAdapter } from '../dialect.js';
+import type { Database } from '../schema.js';
+import { EXTREMES, GAME_SUM_OF_ROW, GAME_SUMS, type ExtremeColumn, type GameSumColumn } from '../rollups/definitions.js';
+import { big, extremeOfRow, filterSql, num, type GameFilter } from './common.js';
+
+/**
+ * Sums of game rollup columns over arbitrary time ranges (the buckets of a series, or one window),
+ * read as bounded reads (docs/design.md §7, docs/architecture.md "Storage"): each range is cut into
+ * the UTC days wholly inside it (a day rollup), the UTC hours wholly inside the rest (an hour
+ * rollup, migration 0010) and the sub-hour edges (raw games on a time index). A range's cost is at
+ * most its days, 46 hour rows and two sub-hour slices of games, whatever the history.
+ */
+
+/** The rollups a range reads: one filter shape (all games, one creator, one pool), optionally grouped by creator. */
+export interface RangeSource {
+  day: 'ru_day' | 'ru_day_c' | 'ru_pool_day';
+  hour: 'ru_hour' | 'ru_hour_c' | 'ru_hour_p';
+  filter: GameFilter;
+  /** Group each range's sums by creator (ru_day_c / ru_hour_c, unfiltered or one creator). */
+  byCreator?: boolean;
+}
+
+/** A summed column: a game sum (added) or an extreme (max/min), rollups/definitions.ts. */
+export type RangeColumn = GameSumColumn | ExtremeColumn;
+
+/** Sums of one range (and group): u64 halves as bigint, counts, USD and ms as numbers. */
+export type RangeSums = Partial<Record<RangeColumn, number | bigint>>;
+
+interface Piece {
+  lo: number;
+  hi: number;
+  range: number;
+}
+
+/** Cuts [from, to) into whole UTC days, whole hours and sub-hour slices (ms bounds; days as day numbers, hours as hour_ms). */
+function cut(from: number, to: number, range: number, days: Piece[], hours: Piece[], raw: Piece[]): void {
+  const hoursOf = (a: number, b: number): void => {
+    if (a >= b) return;
+    const h0 = Math.ceil(a / MS_PER_HOUR) * MS_PER_HOUR;
+    const h1 = Math.floor(b / MS_PER_HOUR) * MS_PER_HOUR;
+    if (h0 >= h1) {
+      raw.push({ lo: a, hi: b, range });
+      return;
+    }
+    if (a < h0) raw.push({ lo: a, hi: h0, range });
+    hours.push({ lo: h0, hi: h1, range });
+    if (h1 < b) raw.push({ lo: h1, hi: b, range });
+  };
+  const d0 = Math.ceil(from / MS_PER_DAY);
+  const d1 = Math.floor(to / MS_PER_DAY);
+  if (d0 >= d1) return hoursOf(from, to);
+  hoursOf(from, d0 * MS_PER_DAY);
+  days.push({ lo: d0, hi: d1, range });
+  hoursOf(d1 * MS_PER_DAY, to);
+}
+
+/** Runs of pieces (sorted by lo) merged across gaps of at most `gap`, to read each run with one range scan. */
+function runs(pieces: Piece[], gap: number): [number, number][] {
+  const sorted = [...pieces].sort((x, y) => x.lo - y.lo);
+  const out: [number, number][] = [];
+  for (const p of sorted) {
+    const last = out[out.length - 1];
+    if (last && p.lo - last[1] <= gap) last[1] = Math.max(last[1], p.hi);
+    else out.push([p.lo, p.hi]);
+  }
+  return out;
+}
+
+/** The range a row keyed `k` belongs to (pieces sorted by lo, disjoint), or −1 when no piece holds it (a gap of a merged run). */
+function rangeOf(sorted: Piece[], k: number): number {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const p = sorted[mid]!;
+    if (k < p.lo) hi = mid - 1;
+    else if (k >= p.hi) lo = mid + 1;
+    else return p.range;
+  }
+  return -1;
+}
+
+const isExtreme = (c: RangeColumn): c is ExtremeColumn => c in EXTREMES;
+
+function addRow(into: RangeSums, r: Record<string, unknown>, columns: readonly RangeColumn[]): void {
+  if (num(r.plays) === 0 && r.plays !== undefined) return;
+  for (const c of columns) {
+    if (isExtreme(c)) {
+      const v = num(r[c]);
+      const cur = into[c] as number | undefined;
+      into[c] = cur === undefined ? v : EXTREMES[c].merge === 'max' ? Math.max(cur, v) : Math.min(cur, v);
+    } else if (GAME_SUMS[c] === 'u64') into[c] = ((into[c] as bigint | undefined) ?? 0n) + big(r[c]);
+    else into[c] = ((into[c] as number | undefined) ?? 0) + num(r[c]);
+  }
+}
+
+/** Raw rows aggregated per slice in SQL; at most this many slices per statement. */
+const SLICES_PER_STATEMENT = 64;
+
+/**
+ * Sums of `columns` (always including `plays`) per range [from, to) of `ranges` (disjoint, in any
+ * order), per creator with `byCreator` (key '' otherwise). Returns one Map per range; a group
+ * with no game in a range is absent.
+ */
+export async function rangeSums(
+  db: Kysely<Database>,
+  a: DialectAdapter,
+  src: RangeSource,
+  ranges: readonly { from: number; to: number }[],
+  columns: readonly RangeColumn[],
+): Promise<Map<string, RangeSums>[]> {
+  const cols: RangeColumn[] = columns.includes('plays') ? [...columns] : ['plays', ...columns];
+  const out = ranges.map(() => new Map<string, RangeSums>());
+  const days: Piece[] = [];
+  const hours: Piece[] = [];
+  const raw: Piece[] = [];
+  ranges.forEach((r, i) => {
+    if (r.from < r.to) cut(r.from, r.to, i, days, hours, raw);
+  });
+  const group = src.byCreator ? sql`creator` : sql`''`;
+  const agg = sql.raw(cols.map((c) => `${isExtreme(c) ? EXTREMES[c].merge : 'sum'}(${c}) as ${c}`).join(', '));
+  const f = filterSql(src.filter);
+  const take = (rows: Record<string, unknown>[], pieces: Piece[], keyOf: (r: Record<string, unknown>) => number | undefined): void => {
+    for (const r of rows) {
+      const k = keyOf(r);
+      const i = k === undefined ? -1 : rangeOf(pieces, k);
+      if (i < 0) continue;
+      const g = String(r.g);
+      const m = out[i]!;
+      let s = m.get(g);
+      if (!s) m.set(g, (s = {}));
+      addRow(s, r, cols);
+    }
+  };
+
+  // Whole days: one scan per run of days (a gap of a few cut days is read and dropped).
+  const daySorted = [...days].sort((x, y) => x.lo - y.lo);
+  for (const [d0, d1] of runs(days, 7)) {
+    const res = await sql<Record<string, unknown>>`select day, ${group} as g, ${agg} from ${sql.raw(src.day)}
+      where day >= ${d0} and day < ${d1} ${f} group by day, g`.execute(db);
+    // A run spans several days: each day row is assigned to its piece.
+    take(res.rows, daySorted, (r) => num(r.day));
+  }
+  // Whole hours: one scan per run (runs merge across gaps of up to two days).
+  const hourSorted = [...hours].sort((x, y) => x.lo - y.lo);
+  for (const [h0, h1] of runs(hours, 2 * MS_PER_DAY)) {
+    const res = await sql<Record<string, unknown>>`select hour_ms, ${group} as g, ${agg} from ${sql.raw(src.hour)}
+      where hour_ms >= ${h0} and hour_ms < ${h1} ${f} group by hour_ms, g`.execute(db);
+    take(res.rows, hourSorted, (r) => num(r.hour_ms));
+  }
+  // Sub-hour slices: raw games on a time index ((creator|pool|…, time_ms) or (time_ms)), aggregated per slice.
+  const ofRow = (c: RangeColumn): RawBuilder<unknown> =>
+    isExtreme(c) ? sql`${sql.raw(EXTREMES[c].merge)}(${extremeOfRow(a, c)}) as ${sql.raw(c)}` : sql`sum(${sql.raw(GAME_SUM_OF_ROW[c])}) as ${sql.raw(c)}`;
+  const rawAgg = sql.join(cols.map(ofRow));
+  for (let i = 0; i < raw.length; i += SLICES_PER_STATEMENT) {
+    const chunk = raw.slice(i, i + SLICES_PER_STATEMENT);
+    const parts = chunk.map(
+      (p, j) => sql`select ${sql.lit(j)} as slice, ${group} as g, ${rawAgg} from games where time_ms >= ${p.lo} and time_ms < ${p.hi} ${f} group by g`,
+    );
+    const res = await sql<Record<string, unknown>>`${sql.join(parts, sql` union all `)}`.execute(db);
+    for (const r of res.rows) {
+      const p = chunk[num(r.slice)]!;
+      const m = out[p.range]!;
+      const g = String(r.g);
+      let s = m.get(g);
+      if (!s) m.set(g, (s = {}));
+      addRow(s, r, cols);
+    }
+  }
+  return out;
+}
