@@ -42,6 +42,7 @@ export function indexingOptions(config: Readonly<Config>, parts: IndexingParts):
     indexer: {
       backfillDays: config.backfillDays,
       pollIntervalMs: config.pollIntervalMs,
+      historySource: config.historySource,
       wsUrl: config.solanaWsUrl,
       syncMinIntervalMs: config.syncMinIntervalMs,
       ...parts.indexer,

@@ -37,6 +37,8 @@ export interface Config {
   rpcConcurrency: number;
   /** Client-side cap on RPC requests per second (batch items count). */
   rpcMaxRps: number;
+  /** HISTORY_SOURCE: how the backfill reads history — `rpc` (getSignaturesForAddress + getTransaction) or `helius` (getTransactionsForAddress); docs/indexer.md "Chain sources". */
+  historySource: 'rpc' | 'helius';
   /** Live tail poll interval in ms. */
   pollIntervalMs: number;
   /** SYNC_MIN_INTERVAL_MS: minimum time between the starts of two passes triggered by POST /sync (docs/design.md §5). */
@@ -154,6 +156,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     backfillDays: int(env, 'BACKFILL_DAYS', 365, 1, 3650),
     rpcConcurrency: int(env, 'RPC_CONCURRENCY', 8, 1, 256),
     rpcMaxRps: int(env, 'RPC_MAX_RPS', 50, 1, 100_000),
+    historySource: oneOf(env, 'HISTORY_SOURCE', ['rpc', 'helius'] as const, 'rpc'),
     pollIntervalMs: int(env, 'POLL_INTERVAL_MS', 2000, 100, 600_000),
     syncMinIntervalMs: int(env, 'SYNC_MIN_INTERVAL_MS', 10_000, 0, 3_600_000),
     hermesUrl: url(env, 'HERMES_URL', ['http:', 'https:']) ?? 'https://hermes.pyth.network',

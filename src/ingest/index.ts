@@ -14,4 +14,6 @@ export { createIndexer, type Indexer, type IndexerOptions } from './indexer.js';
 export { startIndexing, type Indexing, type StartIndexingOptions } from './start.js';
 export { STATE_KEYS, type Cursor } from './checkpoint.js';
 export type { ProgressMode } from './progress.js';
+export type { BackfillEstimate } from './estimate.js';
+export { HISTORY_SOURCES, type HistorySource, type HistorySourceKind } from './sources/index.js';
 export { createLeaderElection, leaderLockName, type LeaderElection, type LeaderElectionOptions, type Leadership } from './leader.js';

@@ -8,6 +8,7 @@ import type { SyncController, SyncState } from './controller.js';
 import { createBackfillLoop, createLoopRun, createRepriceLoop, createTailLoop, loadCheckpoints, toSyncState, type RangeState } from './loops/index.js';
 import { createMintRegistry } from './mints.js';
 import type { ProgressMode } from './progress.js';
+import { createHistorySource, type HistorySourceKind } from './sources/index.js';
 import { createTriggeredPasses } from './sync-passes.js';
 
 /** What createIndexer takes: its dependencies and plain settings (src/cli maps the configuration onto them). */
@@ -25,8 +26,12 @@ export interface IndexerOptions {
   wsUrl?: string;
   /** Program to index (default Gamba v2). */
   programId?: string;
-  /** getSignaturesForAddress page size and the tail's commit unit, 1..1000 (default 1000). */
+  /** getSignaturesForAddress page size and the tail's commit unit, 1..1000 (default 1000); a helius history page holds ≤ 100. */
   pageSize?: number;
+  /** HISTORY_SOURCE: how the backfill reads history, `rpc` (default) or `helius` (docs/indexer.md "Chain sources"). */
+  historySource?: HistorySourceKind;
+  /** RPC_MAX_RPS, requests per second: the backfill's start-up cost estimate is printed at this rate; undefined = no estimate. */
+  estimateAtRps?: number;
   /** Signatures per backfill store transaction: whole pages until at least this many (default 10,000: backfill.ts COMMIT_SIGNATURES). */
   backfillCommitSignatures?: number;
   /** How often un-priced hours are retried, ms (default 60 000). */
@@ -89,7 +94,8 @@ export function createIndexer(o: IndexerOptions): Indexer {
 
   const reprice = createRepriceLoop(run, { intervalMs: o.repriceIntervalMs ?? 60_000 });
   const backfill = createBackfillLoop(run, {
-    pageSize,
+    source: createHistorySource(o.historySource ?? 'rpc', ctx, pageSize),
+    maxRps: o.estimateAtRps,
     commitSignatures: o.backfillCommitSignatures,
     progress: o.progress ?? 'auto',
     range,
@@ -125,7 +131,7 @@ export function createIndexer(o: IndexerOptions): Indexer {
     if (o.wsUrl) {
       ws = subscribeLogs({ common, url: o.wsUrl, address: programId, commitment: 'confirmed', onLogs: tail.wake, onSubscribed: tail.wake });
     }
-    logger.info({ program: programId, cutoff: range.cutoff, backfill_done: backfill.state.done, tail_from: tail.state.cursor?.signature ?? null }, 'indexer started');
+    logger.info({ program: programId, history_source: o.historySource ?? 'rpc', cutoff: range.cutoff, backfill_done: backfill.state.done, tail_from: tail.state.cursor?.signature ?? null }, 'indexer started');
     await Promise.all([backfill.run(), tail.run(), reprice.run()]);
   }
 
