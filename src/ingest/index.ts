@@ -15,5 +15,5 @@ export { startIndexing, type Indexing, type StartIndexingOptions } from './start
 export { STATE_KEYS, type Cursor } from './checkpoint.js';
 export type { ProgressMode } from './progress.js';
 export type { BackfillEstimate } from './estimate.js';
-export { HISTORY_SOURCES, type HistorySource, type HistorySourceKind } from './sources/index.js';
+export { HISTORY_SOURCES, LIVE_SOURCES, type HistorySource, type HistorySourceKind, type LiveSourceKind, type YellowstoneOptions } from './sources/index.js';
 export { createLeaderElection, leaderLockName, type LeaderElection, type LeaderElectionOptions, type Leadership } from './leader.js';

@@ -11,6 +11,7 @@ export {
 } from './client.js';
 export { createRpcTransport, MAX_BATCH, type RpcTransport, type RpcTransportOptions, type RetryOptions, type CallOptions } from './rpc-client.js';
 export { RETRYABLE_RPC_CODES, parseRetryAfter, rpcError } from './errors.js';
+export { openGeyserStream, toTransactionResult, type GeyserSlot, type GeyserStream, type GeyserStreamOptions } from './geyser-stream.js';
 export { subscribeLogs, type LogsSubscription, type LogsSubscriptionOptions, type LogsNotification } from './logs-subscription.js';
 export { createRateLimiter, type RateLimiter } from './rate-limiter.js';
 export { createSemaphore, type Semaphore } from './semaphore.js';
