@@ -11,7 +11,7 @@ import { measureIngest, measureSimulator, type IngestFigures, type SimulatorFigu
 import { CONTENTION_P99_MS, measureNoisyNeighbour, measureUnderIngest, type NoisyNeighbourFigures, type UnderIngestFigures } from './contention.js';
 import { spawnChild, type Child } from './children.js';
 import { prepareDataset, type Dataset } from './dataset.js';
-import { measureSources, SOURCES_MIN_RATIO, type SourcesFigures } from './sources.js';
+import { FRESHNESS_P99_MS, measureFreshness, measureSources, SOURCES_MIN_RATIO, type FreshnessFigures, type SourcesFigures } from './sources.js';
 import { measureIsolation, type IsolationFigures } from './isolation.js';
 import { measureLatency, measureThroughput, probe, type Latency, type Throughput } from './load.js';
 import { operations, type Operation } from './operations.js';
@@ -32,6 +32,7 @@ interface Flags {
   soak?: number;
   sourcesDays?: number;
   sourcesPlaysPerDay: number;
+  freshnessSeconds?: number;
   skip: string[];
   rebuild: boolean;
   profile: boolean;
@@ -64,7 +65,8 @@ const program = new Command('bench')
   .option('--soak <s>', 'seconds of mixed cached load watching API RSS (default 60; quick 0 = off)', (v) => Number(v))
   .option('--sources-days <n>', 'days of simulated history each HISTORY_SOURCE backfills in "chain sources" (default 30; quick 7)', posInt)
   .option('--sources-plays-per-day <n>', 'games per simulated day in "chain sources" (the simulator\'s default)', posInt, 3000)
-  .option('--skip <phases>', 'comma-separated: api,isolation,under-ingest,neighbour,ingest,simulator,sources', (v) => v.split(','), [] as string[])
+  .option('--freshness-seconds <s>', 'seconds of live games measured per LIVE_SOURCE in "freshness" (default 30; quick 10)', posInt)
+  .option('--skip <phases>', 'comma-separated: api,isolation,under-ingest,neighbour,ingest,simulator,sources,freshness', (v) => v.split(','), [] as string[])
   .option('--rebuild', 'rebuild the dataset even if a cached one fits', false)
   .option('--profile', 'write CPU profiles (.cpuprofile) of the ingest processes to bench/results/', false)
   .option('--log-level <level>', 'LOG_LEVEL of the API server child', 'warn');
@@ -107,6 +109,7 @@ const result: {
   noisyNeighbour?: NoisyNeighbourFigures;
   ingest?: IngestFigures;
   sources?: SourcesFigures;
+  freshness?: FreshnessFigures;
   simulator?: SimulatorFigures;
   totalSeconds?: number;
 } = {
@@ -308,6 +311,18 @@ function markdown(): string {
       out.push(`| ${r.source} | ${r.games.toLocaleString('en-US')} | ${r.signatures.toLocaleString('en-US')} | ${r.requests.toLocaleString('en-US')} | ${r.requestsPer1000Games} | ${r.secondsAtMaxRps} s | ${r.wallSeconds} | ${y.requests.toLocaleString('en-US')} | ${y.hoursAtMaxRps} |`);
     }
   }
+  if (result.freshness) {
+    const fr = result.freshness;
+    const y = fr.runs.find((r) => r.live === 'yellowstone');
+    out.push(
+      '',
+      `Freshness (simulator with ${fr.liveRate} live games/s and Yellowstone gRPC, indexed by the real indexer, POLL_INTERVAL_MS ${fr.pollIntervalMs}; ${fr.seconds} s per LIVE_SOURCE; game-to-API = a game's slot time → first read of the settled-games query listing it, read every 50 ms). Target: yellowstone p99 ≤ ${FRESHNESS_P99_MS} ms ${y && y.p99 <= FRESHNESS_P99_MS ? '✓' : '✗'}.`,
+      '',
+      '| live source | live games | p50 ms | p99 ms | max ms |',
+      '|---|---:|---:|---:|---:|',
+    );
+    for (const r of fr.runs) out.push(`| ${r.live} | ${r.games} | ${r.p50} | ${r.p99} | ${r.max} |`);
+  }
   if (result.simulator) {
     const s = result.simulator;
     out.push('', `Simulator at ${s.games.toLocaleString('en-US')} games (${s.days} days × ${s.playsPerDay}/day): listening after ${s.listenMs} ms, first getSignaturesForAddress answer after ${s.firstSignaturesMs} ms, newest getTransaction after ${s.firstNewestTransactionMs} ms, history pass done after ${(s.readyMs / 1000).toFixed(1)} s; RSS ${mb(s.rssBytes)} MB (peak ${mb(s.peakRssBytes)} MB); getTransaction ${s.getTransaction.reqPerSec.toLocaleString('en-US')} req/s single (p99 ${s.getTransaction.p99} ms), ${s.getTransactionBatch100.txPerSec.toLocaleString('en-US')} tx/s in batches of 100 (p99 ${s.getTransactionBatch100.p99} ms).`);
@@ -359,6 +374,9 @@ if (!skip.has('ingest')) {
 if (!skip.has('sources')) {
   result.sources = await measureSources({ days: f.sourcesDays ?? (f.quick ? 7 : 30), playsPerDay: f.sourcesPlaysPerDay, maxRps: 50, log });
   log(`sources: helius needs ${result.sources.ratio}× fewer requests per 1,000 games than rpc`);
+}
+if (!skip.has('freshness')) {
+  result.freshness = await measureFreshness({ seconds: f.freshnessSeconds ?? (f.quick ? 10 : 30), liveRate: 5, log });
 }
 if (!skip.has('simulator')) {
   const days = 365;
