@@ -20,8 +20,9 @@ afterAll(async () => {
   for (const s of stops.reverse()) await s();
 });
 
-async function start(o: { faults?: string; historySource?: 'rpc' | 'helius' } = {}): Promise<{ sim: Simulator; store: Store; indexer: Indexer; common: Common }> {
-  const sim = await startSimulator({ seed: 21, days: 2, playsPerDay: 300, liveRate: 6, yellowstone: true, faults: o.faults });
+async function start(o: { faults?: string; historySource?: 'rpc' | 'helius'; days?: number } = {}): Promise<{ sim: Simulator; store: Store; indexer: Indexer; common: Common }> {
+  const days = o.days ?? 2;
+  const sim = await startSimulator({ seed: 21, days, playsPerDay: days > 2 ? 120 : 300, liveRate: 6, yellowstone: true, faults: o.faults });
   stops.push(() => sim.stop());
   const store = await setupStore();
   const common = createCommon();
@@ -30,7 +31,7 @@ async function start(o: { faults?: string; historySource?: 'rpc' | 'helius' } = 
     store,
     common,
     prices: simulatorPrices(sim),
-    backfillDays: 3,
+    backfillDays: days + 1,
     // No safety-net polling within the test: live games come through the stream or its gap-fill.
     pollIntervalMs: 600_000,
     options: { yellowstone: { url: sim.yellowstoneUrl! }, historySource: o.historySource ?? 'rpc' },
@@ -70,6 +71,12 @@ describe('LIVE_SOURCE=yellowstone', () => {
     await new Promise((r) => setTimeout(r, 3000));
     await expectCaughtUp(sim, store);
     expect((await metric(common, 'rpc_requests_total')).get('getTransaction') ?? 0).toBe(before);
+  });
+
+  it('a simulated month through helius history and yellowstone live: exactly the ground truth', async () => {
+    const { sim, store } = await start({ days: 30, historySource: 'helius' });
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(await expectCaughtUp(sim, store)).toBeGreaterThan(5);
   });
 
   it('the stream dropping and reconnecting loses nothing (gap-filled from history), with ~10 % RPC faults', async () => {
