@@ -39,7 +39,8 @@ export function createHeliusHistory(ctx: IngestContext, pageSize: number): Histo
         const firstOld = items.findIndex((t) => t.blockTime !== null && t.blockTime < o.cutoff);
         if (firstOld >= 0) items = items.slice(0, firstOld);
         if (blocked) items = [];
-        const reachedEnd = !blocked && (firstOld >= 0 || res.paginationToken === null || res.data.length < limit);
+        // The token alone says whether more follows (a page may be short and still not the last).
+        const reachedEnd = !blocked && (firstOld >= 0 || res.paginationToken === null);
         const sigs = items.map(signatureInfo);
         const listing: HistoryListing = { sigs, reachedEnd, next: reachedEnd || blocked ? undefined : (res.paginationToken ?? undefined), ...(blocked ? { blocked } : {}) };
         return { listing, items, sigs };
