@@ -3,7 +3,8 @@
  * server streams the program's transactions; the indexer writes them slot by slot with the same
  * checkpoints as a tail pass. With polling switched off (a 10-minute interval), everything after
  * the backfill arrives through the stream — and when the stream drops, the gap is filled from
- * history on reconnection: nothing is lost, nothing written twice.
+ * history on reconnection: nothing is lost, nothing written twice. Switching LIVE_SOURCE on a
+ * store continues from the same tail checkpoint.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { createCommon, type Common } from '../../src/core/index.js';
@@ -77,6 +78,35 @@ describe('LIVE_SOURCE=yellowstone', () => {
     const { sim, store } = await start({ days: 30, historySource: 'helius' });
     await new Promise((r) => setTimeout(r, 3000));
     expect(await expectCaughtUp(sim, store)).toBeGreaterThan(5);
+  });
+
+  it('switching LIVE_SOURCE poll → yellowstone → poll on one store: no gap, no duplicate', async () => {
+    const sim = await startSimulator({ seed: 22, days: 1, playsPerDay: 200, liveRate: 6, yellowstone: true });
+    stops.push(() => sim.stop());
+    const store = await setupStore();
+    const run = async (yellowstone: boolean, ms: number) => {
+      const indexer = buildIndexer({
+        rpcUrl: sim.rpcUrl,
+        store,
+        prices: simulatorPrices(sim),
+        backfillDays: 2,
+        pollIntervalMs: yellowstone ? 600_000 : 300,
+        options: yellowstone ? { yellowstone: { url: sim.yellowstoneUrl! } } : {},
+      });
+      await indexer.start();
+      await indexer.backfilled();
+      await new Promise((r) => setTimeout(r, ms));
+      await indexer.stop();
+    };
+    await run(false, 2500);
+    await run(true, 2500);
+    // Down for a while, then polling again: it continues from the stream's checkpoint.
+    await new Promise((r) => setTimeout(r, 1500));
+    const last = buildIndexer({ rpcUrl: sim.rpcUrl, store, prices: simulatorPrices(sim), backfillDays: 2, pollIntervalMs: 300 });
+    stops.push(() => last.stop());
+    await last.start();
+    await last.backfilled();
+    expect(await expectCaughtUp(sim, store)).toBeGreaterThan(20);
   });
 
   it('the stream dropping and reconnecting loses nothing (gap-filled from history), with ~10 % RPC faults', async () => {
