@@ -11,6 +11,7 @@ import { measureIngest, measureSimulator, type IngestFigures, type SimulatorFigu
 import { CONTENTION_P99_MS, measureNoisyNeighbour, measureUnderIngest, type NoisyNeighbourFigures, type UnderIngestFigures } from './contention.js';
 import { spawnChild, type Child } from './children.js';
 import { prepareDataset, type Dataset } from './dataset.js';
+import { FRESHNESS_P99_MS, measureFreshness, measureSources, SOURCES_MIN_RATIO, type FreshnessFigures, type SourcesFigures } from './sources.js';
 import { measureIsolation, type IsolationFigures } from './isolation.js';
 import { measureLatency, measureThroughput, probe, type Latency, type Throughput } from './load.js';
 import { operations, type Operation } from './operations.js';
@@ -29,6 +30,9 @@ interface Flags {
   underIngestGames?: number;
   neighbourConnections: number;
   soak?: number;
+  sourcesDays?: number;
+  sourcesPlaysPerDay: number;
+  freshnessSeconds?: number;
   skip: string[];
   rebuild: boolean;
   profile: boolean;
@@ -59,7 +63,10 @@ const program = new Command('bench')
   .option('--under-ingest-games <n>', 'games the indexer backfills during "API under ingest" (default 150,000; quick 40,000)', posInt)
   .option('--neighbour-connections <n>', 'key A\'s connections in "noisy neighbour" (default 8: the per-key concurrency cap)', posInt, 8)
   .option('--soak <s>', 'seconds of mixed cached load watching API RSS (default 60; quick 0 = off)', (v) => Number(v))
-  .option('--skip <phases>', 'comma-separated: api,isolation,under-ingest,neighbour,ingest,simulator', (v) => v.split(','), [] as string[])
+  .option('--sources-days <n>', 'days of simulated history each HISTORY_SOURCE backfills in "chain sources" (default 30; quick 7)', posInt)
+  .option('--sources-plays-per-day <n>', 'games per simulated day in "chain sources" (the simulator\'s default)', posInt, 3000)
+  .option('--freshness-seconds <s>', 'seconds of live games measured per LIVE_SOURCE in "freshness" (default 30; quick 10)', posInt)
+  .option('--skip <phases>', 'comma-separated: api,isolation,under-ingest,neighbour,ingest,simulator,sources,freshness', (v) => v.split(','), [] as string[])
   .option('--rebuild', 'rebuild the dataset even if a cached one fits', false)
   .option('--profile', 'write CPU profiles (.cpuprofile) of the ingest processes to bench/results/', false)
   .option('--log-level <level>', 'LOG_LEVEL of the API server child', 'warn');
@@ -101,6 +108,8 @@ const result: {
   underIngest?: UnderIngestFigures;
   noisyNeighbour?: NoisyNeighbourFigures;
   ingest?: IngestFigures;
+  sources?: SourcesFigures;
+  freshness?: FreshnessFigures;
   simulator?: SimulatorFigures;
   totalSeconds?: number;
 } = {
@@ -288,6 +297,32 @@ function markdown(): string {
     const i = result.ingest;
     out.push('', `Ingest (simulator → JSON-RPC → indexer → SQLite; ${i.indexerSetup}): **${i.gamesPerSec.toLocaleString('en-US')} games/s** (${i.txPerSec.toLocaleString('en-US')} transactions/s; ${i.games.toLocaleString('en-US')} games, ${i.signatures.toLocaleString('en-US')} signatures in ${i.seconds.toFixed(1)} s, RPC_CONCURRENCY ${i.concurrency}${i.nodeFlags.length ? `, node ${i.nodeFlags.join(' ')}` : ''}). Indexer CPU **${i.indexerCpuUsPerGame} µs per game** (${i.indexerCpuPercent} % of a core), simulator ${i.simulatorCpuUsPerGame} µs per game (${i.simulatorCpuPercent} %; its answers were rendered ahead in ${i.renderAheadSeconds.toFixed(1)} s).`);
   }
+  if (result.sources) {
+    const s = result.sources;
+    out.push(
+      '',
+      `Chain sources (the same simulated chain, ${s.days} days × ${s.playsPerDay.toLocaleString('en-US')} games/day, backfilled through each HISTORY_SOURCE by the real indexer into SQLite; requests = JSON-RPC requests sent, batch items one by one): helius needs **${s.ratio}× fewer requests per 1,000 games** than rpc. Target: ≥ ${SOURCES_MIN_RATIO}× ${s.ratio >= SOURCES_MIN_RATIO ? '✓' : '✗'}.`,
+      '',
+      `| history source | games | signatures | requests | requests per 1,000 games | time at RPC_MAX_RPS=${s.maxRps} | wall s (loopback) | a year of this chain: requests | hours at ${s.maxRps} rps |`,
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    );
+    for (const r of s.runs) {
+      const y = s.perYear.find((p) => p.source === r.source)!;
+      out.push(`| ${r.source} | ${r.games.toLocaleString('en-US')} | ${r.signatures.toLocaleString('en-US')} | ${r.requests.toLocaleString('en-US')} | ${r.requestsPer1000Games} | ${r.secondsAtMaxRps} s | ${r.wallSeconds} | ${y.requests.toLocaleString('en-US')} | ${y.hoursAtMaxRps} |`);
+    }
+  }
+  if (result.freshness) {
+    const fr = result.freshness;
+    const y = fr.runs.find((r) => r.live === 'yellowstone');
+    out.push(
+      '',
+      `Freshness (simulator with ${fr.liveRate} live games/s and Yellowstone gRPC, indexed by the real indexer, POLL_INTERVAL_MS ${fr.pollIntervalMs}; ${fr.seconds} s per LIVE_SOURCE; game-to-API = a game's slot time → first read of the settled-games query listing it, read every 50 ms). Target: yellowstone p99 ≤ ${FRESHNESS_P99_MS} ms ${y && y.p99 <= FRESHNESS_P99_MS ? '✓' : '✗'}.`,
+      '',
+      '| live source | live games | p50 ms | p99 ms | max ms |',
+      '|---|---:|---:|---:|---:|',
+    );
+    for (const r of fr.runs) out.push(`| ${r.live} | ${r.games} | ${r.p50} | ${r.p99} | ${r.max} |`);
+  }
   if (result.simulator) {
     const s = result.simulator;
     out.push('', `Simulator at ${s.games.toLocaleString('en-US')} games (${s.days} days × ${s.playsPerDay}/day): listening after ${s.listenMs} ms, first getSignaturesForAddress answer after ${s.firstSignaturesMs} ms, newest getTransaction after ${s.firstNewestTransactionMs} ms, history pass done after ${(s.readyMs / 1000).toFixed(1)} s; RSS ${mb(s.rssBytes)} MB (peak ${mb(s.peakRssBytes)} MB); getTransaction ${s.getTransaction.reqPerSec.toLocaleString('en-US')} req/s single (p99 ${s.getTransaction.p99} ms), ${s.getTransactionBatch100.txPerSec.toLocaleString('en-US')} tx/s in batches of 100 (p99 ${s.getTransactionBatch100.p99} ms).`);
@@ -335,6 +370,13 @@ if (!skip.has('api') || !skip.has('under-ingest') || !skip.has('neighbour')) {
 if (!skip.has('ingest')) {
   result.ingest = await measureIngest({ games: ingestGames, concurrency: f.ingestConcurrency, nodeFlags: f.ingestNodeFlags, profileDir: f.profile ? join(resultsDir, `profiles-${started.toISOString().replace(/[:.]/g, '-')}`) : undefined, log });
   log(`ingest: ${result.ingest.gamesPerSec} games/s (${result.ingest.txPerSec} tx/s), indexer ${result.ingest.indexerCpuUsPerGame} µs CPU per game (${result.ingest.indexerCpuPercent} % of a core), simulator ${result.ingest.simulatorCpuUsPerGame} µs (${result.ingest.simulatorCpuPercent} %)`);
+}
+if (!skip.has('sources')) {
+  result.sources = await measureSources({ days: f.sourcesDays ?? (f.quick ? 7 : 30), playsPerDay: f.sourcesPlaysPerDay, maxRps: 50, log });
+  log(`sources: helius needs ${result.sources.ratio}× fewer requests per 1,000 games than rpc`);
+}
+if (!skip.has('freshness')) {
+  result.freshness = await measureFreshness({ seconds: f.freshnessSeconds ?? (f.quick ? 10 : 30), liveRate: 5, log });
 }
 if (!skip.has('simulator')) {
   const days = 365;

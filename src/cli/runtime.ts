@@ -42,6 +42,8 @@ export function indexingOptions(config: Readonly<Config>, parts: IndexingParts):
     indexer: {
       backfillDays: config.backfillDays,
       pollIntervalMs: config.pollIntervalMs,
+      historySource: config.historySource,
+      ...(config.liveSource === 'yellowstone' && config.yellowstoneUrl ? { yellowstone: { url: config.yellowstoneUrl, token: config.yellowstoneToken } } : {}),
       wsUrl: config.solanaWsUrl,
       syncMinIntervalMs: config.syncMinIntervalMs,
       ...parts.indexer,

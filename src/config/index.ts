@@ -39,6 +39,14 @@ export interface Config {
   rpcConcurrency: number;
   /** Client-side cap on RPC requests per second (batch items count). */
   rpcMaxRps: number;
+  /** HISTORY_SOURCE: how the backfill reads history — `rpc` (getSignaturesForAddress + getTransaction) or `helius` (getTransactionsForAddress); docs/indexer.md "Chain sources". */
+  historySource: 'rpc' | 'helius';
+  /** LIVE_SOURCE: how the tail learns of new transactions — `poll` (getSignaturesForAddress every POLL_INTERVAL_MS) or `yellowstone` (a Yellowstone gRPC stream, polling kept as the safety net). */
+  liveSource: 'poll' | 'yellowstone';
+  /** YELLOWSTONE_URL: the Yellowstone gRPC endpoint (http:// plaintext, https:// TLS); required with LIVE_SOURCE=yellowstone. */
+  yellowstoneUrl: string | undefined;
+  /** YELLOWSTONE_TOKEN: the provider's `x-token`. */
+  yellowstoneToken: string | undefined;
   /** Live tail poll interval in ms. */
   pollIntervalMs: number;
   /** SYNC_MIN_INTERVAL_MS: minimum time between the starts of two passes triggered by POST /sync (docs/design.md §5). */
@@ -158,6 +166,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     backfillDays: int(env, 'BACKFILL_DAYS', 365, 1, 3650),
     rpcConcurrency: int(env, 'RPC_CONCURRENCY', 8, 1, 256),
     rpcMaxRps: int(env, 'RPC_MAX_RPS', 50, 1, 100_000),
+    historySource: oneOf(env, 'HISTORY_SOURCE', ['rpc', 'helius'] as const, 'rpc'),
+    liveSource: oneOf(env, 'LIVE_SOURCE', ['poll', 'yellowstone'] as const, 'poll'),
+    yellowstoneUrl: url(env, 'YELLOWSTONE_URL', ['http:', 'https:']),
+    yellowstoneToken: env.YELLOWSTONE_TOKEN || undefined,
     pollIntervalMs: int(env, 'POLL_INTERVAL_MS', 2000, 100, 600_000),
     syncMinIntervalMs: int(env, 'SYNC_MIN_INTERVAL_MS', 10_000, 0, 3_600_000),
     hermesUrl: url(env, 'HERMES_URL', ['http:', 'https:']) ?? 'https://hermes.pyth.network',
@@ -173,5 +185,6 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     storeTimeoutMs: int(env, 'STORE_TIMEOUT_MS', 2000, 100, 600_000),
     ...overrides,
   };
+  if (config.liveSource === 'yellowstone' && !config.yellowstoneUrl) fail('LIVE_SOURCE', 'yellowstone needs YELLOWSTONE_URL (the gRPC endpoint)', 'yellowstone');
   return Object.freeze(config);
 }

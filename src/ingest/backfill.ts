@@ -1,13 +1,13 @@
 import { isoMs, sleep } from '../core/index.js';
-import type { SignatureInfo } from '../solana/index.js';
-import { commit, fetchTransactions, prepare, type Fetched, type IngestContext, type Prepared } from './batch.js';
+import { commit, prepare, type Fetched, type IngestContext, type Prepared } from './batch.js';
 import { encodeCursor, type Cursor } from '../core/index.js';
 import { STATE_KEYS } from './checkpoint.js';
+import type { HistoryFrom, HistoryListing, HistorySource } from './sources/index.js';
 
 /** Settings of one backfill run (runBackfill). */
 export interface BackfillOptions {
-  /** Signatures per getSignaturesForAddress page, 1..1000 (default 1000, the RPC maximum). */
-  pageSize: number;
+  /** Where pages of history come from (HISTORY_SOURCE: sources/index.ts). */
+  source: HistorySource;
   /** Unix seconds: transactions older than this are not indexed (BACKFILL_DAYS ago, fixed at the first start). */
   cutoff: number;
   /** Where to resume (the oldest processed signature), undefined = from the newest finalized one. */
@@ -36,11 +36,15 @@ export interface BackfillProgress {
   newestBlockTime: number | null;
   signatures: number;
   events: number;
+  /** JSON-RPC requests the indexer's client sent since this run started (batch items one by one, retries included; the tail's polls too). */
+  requests: number;
 }
 
 interface Page extends Fetched {
-  /** The page ended the range: fewer signatures than asked (start of history) or the cutoff reached. */
+  /** The page ended the range: the start of history or the cutoff reached. */
   reachedEnd: boolean;
+  /** The source could not serve the page yet (sources/types.ts HistoryListing `blocked`). */
+  blocked: boolean;
 }
 
 /**
@@ -62,57 +66,44 @@ const PAGES_AHEAD = 2;
  */
 export const COMMIT_SIGNATURES = 10_000;
 
-/** One page in the pipeline: its signature list first, its transactions later. */
+/** One page in the pipeline: its listing first, its transactions later. */
 interface PageTask {
-  sigs: Promise<{ sigs: SignatureInfo[]; inRange: SignatureInfo[]; reachedEnd: boolean }>;
+  listing: Promise<HistoryListing>;
   page: Promise<Page>;
   /** The task of the page after this one, started once this one's signatures are known. */
   next?: Promise<PageTask | null>;
 }
 
 /**
- * The backfill (docs/design.md §5): pages `getSignaturesForAddress(program, { before, limit, commitment:
- * 'finalized' })` from the newest signature back to `cutoff`, fetches each page's transactions
- * and commits the page's events together with the new cursor (its oldest signature) in one
- * store transaction. The next PAGES_AHEAD pages' signatures and transactions are fetched while
- * the current one is being committed. A page whose transaction comes back null commits up to
+ * The backfill (docs/design.md §5): pages the program's history from the newest signature back to
+ * `cutoff` through the configured source (`o.source`: getSignaturesForAddress + getTransaction,
+ * or Helius getTransactionsForAddress; docs/indexer.md "Chain sources") at `finalized`, and
+ * commits each page's events together with the new cursor (its oldest signature) in one store
+ * transaction. The next PAGES_AHEAD pages are fetched while the current one is being committed.
+ * A page whose transaction comes back null (or that its source cannot serve yet) commits up to
  * it, drops the pages fetched ahead and asks again from there. Returns when the range is done
  * or the signal aborts (throws ABORTED).
  */
 export async function runBackfill(ctx: IngestContext, o: BackfillOptions): Promise<void> {
   const { logger } = ctx.common;
-  const progress: BackfillProgress = { oldestBlockTime: o.cursor?.blockTime ?? null, newestBlockTime: null, signatures: 0, events: 0 };
+  const progress: BackfillProgress = { oldestBlockTime: o.cursor?.blockTime ?? null, newestBlockTime: null, signatures: 0, events: 0, requests: 0 };
+  const requestsAtStart = ctx.rpc.requests;
 
   // A prefetched page that gets discarded must not surface as an unhandled rejection.
   const quiet = <T>(p: Promise<T>) => {
     p.catch(() => undefined);
     return p;
   };
-  const startPage = (before: string | undefined): PageTask => {
-    const sigs = quiet(
-      (async () => {
-        const sigs = await ctx.rpc.getSignaturesForAddress(ctx.programId, { before, limit: o.pageSize, commitment: 'finalized', signal: ctx.signal });
-        let inRange: SignatureInfo[] = sigs;
-        if (before === undefined && o.top) {
-          const i = sigs.findIndex((s) => s.signature === o.top);
-          if (i > 0) inRange = sigs.slice(i);
-        }
-        const firstOld = inRange.findIndex((s) => s.blockTime !== null && s.blockTime < o.cutoff);
-        if (firstOld >= 0) inRange = inRange.slice(0, firstOld);
-        return { sigs, inRange, reachedEnd: firstOld >= 0 || sigs.length < o.pageSize };
-      })(),
-    );
-    const page = quiet(sigs.then(async (s) => ({ ...(await fetchTransactions(ctx, s.inRange, 'finalized')), reachedEnd: s.reachedEnd })));
-    return { sigs, page };
+  const startPage = (from: HistoryFrom): PageTask => {
+    const h = o.source.page(from, { cutoff: o.cutoff, top: from.next === undefined && from.cursor === undefined ? o.top : undefined });
+    const listing = quiet(h.listing);
+    quiet(h.fetched);
+    const page = quiet(Promise.all([h.listing, h.fetched]).then(([l, f]) => ({ ...f, reachedEnd: l.reachedEnd, blocked: l.blocked === true })));
+    return { listing, page };
   };
   /** The page after `t` (null when `t` ends the range), started at most once. */
   const follow = (t: PageTask): Promise<PageTask | null> =>
-    (t.next ??= quiet(
-      t.sigs.then((s) => {
-        const last = s.sigs[s.sigs.length - 1];
-        return s.reachedEnd || !last ? null : startPage(last.signature);
-      }),
-    ));
+    (t.next ??= quiet(t.listing.then((l) => (l.reachedEnd || l.blocked || l.next === undefined ? null : startPage({ next: l.next })))));
   const prefetch = (t: PageTask, depth: number): void => {
     if (depth <= 0) return;
     void follow(t).then(
@@ -123,16 +114,18 @@ export async function runBackfill(ctx: IngestContext, o: BackfillOptions): Promi
 
   const commitSignatures = Math.max(1, o.commitSignatures ?? COMMIT_SIGNATURES);
   let cursor = o.cursor;
-  let task = startPage(cursor?.signature);
+  let task = startPage({ cursor });
   /** Pages prepared but not committed yet (their signatures, in order). */
   let held: Prepared | undefined;
   let committed = 0;
   for (;;) {
     const page = await task.page;
     if (progress.newestBlockTime === null) progress.newestBlockTime = page.sigs[0]?.blockTime ?? null;
-    if (!page.reachedEnd) prefetch(task, PAGES_AHEAD);
+    if (!page.reachedEnd && !page.blocked) prefetch(task, PAGES_AHEAD);
 
-    const p = held ? appendPrepared(held, prepare(page)) : prepare(page);
+    const own = prepare(page);
+    if (page.blocked) own.blocked = true;
+    const p = held ? appendPrepared(held, own) : own;
     const done = !p.blocked && page.reachedEnd;
     // The first page of a run commits alone: the newest games are queryable at once (docs/design.md §5).
     if (!done && !p.blocked && committed > 0 && p.covered < commitSignatures) {
@@ -153,6 +146,7 @@ export async function runBackfill(ctx: IngestContext, o: BackfillOptions): Promi
 
     progress.signatures += p.covered;
     progress.events += p.events.length;
+    progress.requests = ctx.rpc.requests - requestsAtStart;
     if (p.last?.blockTime != null) progress.oldestBlockTime = p.last.blockTime;
     o.onProgress?.(progress);
 
@@ -164,7 +158,7 @@ export async function runBackfill(ctx: IngestContext, o: BackfillOptions): Promi
       // Drop the pages fetched ahead: they start after signatures we still have to commit.
       logger.debug({ before: cursor?.signature }, 'backfill page blocked on a null transaction; asking again');
       await sleep(o.blockedDelayMs, ctx.signal);
-      task = startPage(cursor?.signature);
+      task = startPage({ cursor });
       continue;
     }
     task = await nextTask(task);

@@ -8,6 +8,7 @@ import type { SyncController, SyncState } from './controller.js';
 import { createBackfillLoop, createLoopRun, createRepriceLoop, createTailLoop, loadCheckpoints, toSyncState, type RangeState } from './loops/index.js';
 import { createMintRegistry } from './mints.js';
 import type { ProgressMode } from './progress.js';
+import { createHistorySource, createYellowstoneLive, type HistorySourceKind, type YellowstoneLive, type YellowstoneOptions } from './sources/index.js';
 import { createTriggeredPasses } from './sync-passes.js';
 
 /** What createIndexer takes: its dependencies and plain settings (src/cli maps the configuration onto them). */
@@ -25,8 +26,18 @@ export interface IndexerOptions {
   wsUrl?: string;
   /** Program to index (default Gamba v2). */
   programId?: string;
-  /** getSignaturesForAddress page size and the tail's commit unit, 1..1000 (default 1000). */
+  /** getSignaturesForAddress page size and the tail's commit unit, 1..1000 (default 1000); a helius history page holds ≤ 100. */
   pageSize?: number;
+  /** HISTORY_SOURCE: how the backfill reads history, `rpc` (default) or `helius` (docs/indexer.md "Chain sources"). */
+  historySource?: HistorySourceKind;
+  /**
+   * LIVE_SOURCE=yellowstone: the tail is fed by a Yellowstone gRPC subscription (YELLOWSTONE_URL,
+   * YELLOWSTONE_TOKEN), gap-filled from history on every (re)connection; undefined = polling only
+   * (docs/indexer.md "Chain sources").
+   */
+  yellowstone?: YellowstoneOptions;
+  /** RPC_MAX_RPS, requests per second: the backfill's start-up cost estimate is printed at this rate; undefined = no estimate. */
+  estimateAtRps?: number;
   /** Signatures per backfill store transaction: whole pages until at least this many (default 10,000: backfill.ts COMMIT_SIGNATURES). */
   backfillCommitSignatures?: number;
   /** How often un-priced hours are retried, ms (default 60 000). */
@@ -89,7 +100,8 @@ export function createIndexer(o: IndexerOptions): Indexer {
 
   const reprice = createRepriceLoop(run, { intervalMs: o.repriceIntervalMs ?? 60_000 });
   const backfill = createBackfillLoop(run, {
-    pageSize,
+    source: createHistorySource(o.historySource ?? 'rpc', ctx, pageSize),
+    maxRps: o.estimateAtRps,
     commitSignatures: o.backfillCommitSignatures,
     progress: o.progress ?? 'auto',
     range,
@@ -122,14 +134,16 @@ export function createIndexer(o: IndexerOptions): Indexer {
       }
     }
     if (run.stopped()) return;
+    if (o.yellowstone) live = createYellowstoneLive(run, tail, o.yellowstone);
     if (o.wsUrl) {
       ws = subscribeLogs({ common, url: o.wsUrl, address: programId, commitment: 'confirmed', onLogs: tail.wake, onSubscribed: tail.wake });
     }
-    logger.info({ program: programId, cutoff: range.cutoff, backfill_done: backfill.state.done, tail_from: tail.state.cursor?.signature ?? null }, 'indexer started');
-    await Promise.all([backfill.run(), tail.run(), reprice.run()]);
+    logger.info({ program: programId, history_source: o.historySource ?? 'rpc', live_source: o.yellowstone ? 'yellowstone' : 'poll', cutoff: range.cutoff, backfill_done: backfill.state.done, tail_from: tail.state.cursor?.signature ?? null }, 'indexer started');
+    await Promise.all([backfill.run(), tail.run(), reprice.run(), live?.run()]);
   }
 
   let ws: LogsSubscription | undefined;
+  let live: YellowstoneLive | undefined;
   let running: Promise<void> | undefined;
   return {
     controller: { state, trigger: async () => triggered.trigger() },
@@ -141,6 +155,7 @@ export function createIndexer(o: IndexerOptions): Indexer {
       triggered.stop();
       abort.abort();
       tail.wake();
+      live?.close();
       await ws?.close();
       await Promise.allSettled([running]);
       await tail.drained();

@@ -50,7 +50,7 @@ export async function startIndexing(o: StartIndexingOptions): Promise<Indexing> 
     timeoutMs: 30_000,
   });
   const prices = createPriceSources({ ...o.prices, common });
-  const make = () => createIndexer({ ...o.indexer, common, store, rpc, prices });
+  const make = () => createIndexer({ estimateAtRps: o.rpc.maxRps, ...o.indexer, common, store, rpc, prices });
   const leader = o.leader === false ? undefined : o.leader ?? {};
   const indexer =
     leader && store.dialect === 'postgres' && o.postgres

@@ -1,5 +1,5 @@
-import type { SignatureInfo } from '../solana/index.js';
-import { commit, fetchTransactions, prepare, type IngestContext } from './batch.js';
+import type { GeyserSlot, SignatureInfo } from '../solana/index.js';
+import { commit, digestTransaction, fetchTransactions, prepare, type FetchedTx, type IngestContext } from './batch.js';
 import { encodeCursor, type Cursor } from '../core/index.js';
 import { STATE_KEYS } from './checkpoint.js';
 
@@ -74,5 +74,39 @@ export async function runTailPass(ctx: IngestContext, o: TailPassOptions): Promi
       break;
     }
   }
+  return result;
+}
+
+/**
+ * Commits one slot pushed by the live stream (LIVE_SOURCE=yellowstone, docs/indexer.md "Chain
+ * sources"): its transactions, already fetched and in block order, are decoded and written with
+ * the tail cursor in one store transaction, exactly as a tail pass writes a chunk (known
+ * signatures skipped, failed ones recorded). The cursor only moves forward: a slot at or below
+ * it (already covered by a gap-fill pass) writes what is new and keeps the cursor.
+ */
+export async function commitStreamSlot(ctx: IngestContext, s: GeyserSlot, cursor: Cursor | undefined): Promise<TailPassResult> {
+  const result: TailPassResult = { cursor, signatures: 0, events: 0, blocked: false, newestBlockTime: null };
+  if (s.transactions.length === 0) return result;
+  const sigs: SignatureInfo[] = s.transactions.map((t) => ({
+    signature: t.signature,
+    slot: s.slot,
+    err: t.meta?.err ?? null,
+    memo: null,
+    blockTime: t.blockTime,
+    confirmationStatus: 'confirmed',
+  }));
+  const known = await ctx.store.knownSignatures(sigs.map((x) => x.signature));
+  const txs = new Map<string, FetchedTx | null>();
+  for (const t of s.transactions) if (!known.has(t.signature)) txs.set(t.signature, digestTransaction(t));
+  const p = prepare({ sigs, known, txs });
+  const state: Record<string, string> = {};
+  if (p.last && (!cursor || p.last.slot > cursor.slot)) {
+    result.cursor = { signature: p.last.signature, slot: p.last.slot, blockTime: p.last.blockTime };
+    state[STATE_KEYS.tailCursor] = encodeCursor(result.cursor);
+  }
+  if (p.signatures.length > 0 || Object.keys(state).length > 0) await commit(ctx, p, state);
+  result.signatures = p.signatures.length;
+  result.events = p.events.length;
+  for (const e of p.events) result.newestBlockTime = Math.max(result.newestBlockTime ?? 0, e.blockTime);
   return result;
 }

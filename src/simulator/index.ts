@@ -15,7 +15,7 @@ import {
   type FaultDice,
   type FaultSpec,
 } from './chain/index.js';
-import { buildSimulatorServer, createLogsPubSub, createRpcHandler, HERMES_PREFIX, JUPITER_PATH } from './rpc/index.js';
+import { buildSimulatorServer, createLogsPubSub, createRpcHandler, HERMES_PREFIX, JUPITER_PATH, loadGeyserServer } from './rpc/index.js';
 import { createChainView, exportGroundTruth, iterateGroundTruth, renderAhead, type GroundTruthEvent } from './transactions/index.js';
 
 /**
@@ -58,6 +58,12 @@ export interface SimulatorOptions {
    * lookup instead of a render; `ready()` waits for it (transactions/render-ahead.ts, docs/simulator.md). Default false.
    */
   renderAhead?: boolean;
+  /**
+   * Additive: also serve Yellowstone gRPC (geyser.proto `Subscribe`, docs/simulator.md
+   * "Yellowstone gRPC") on its own port: `true` = an ephemeral port, a number = that port.
+   * Default off (the gRPC modules are loaded only then).
+   */
+  yellowstone?: boolean | number;
 }
 
 /** A token the simulated chain trades: mint address, symbol, decimals and Pyth feed id. */
@@ -95,6 +101,15 @@ export interface Simulator {
   exportEvents(file: string, opts?: { maxSlot?: number }): Promise<number>;
   /** Resolves when the first pass over the history is done (every answer is then immediate), and with `renderAhead` its answers are rendered. */
   ready(): Promise<void>;
+  /** http://HOST:PORT of the Yellowstone gRPC endpoint (plaintext), when started with `yellowstone`. */
+  yellowstoneUrl: string | undefined;
+  /**
+   * Ends every open Yellowstone `Subscribe` stream with UNAVAILABLE (a dropped connection) and
+   * refuses new ones for `refuseMs` (default 0); returns how many were open. 0 without `yellowstone`.
+   */
+  dropYellowstoneStreams(refuseMs?: number): number;
+  /** Yellowstone `Subscribe` streams open now (0 without `yellowstone`). */
+  yellowstoneStreams(): number;
   /** Replaces the active faults (null = none). */
   setFaults(spec: string | FaultSpec | null): void;
   stop(): Promise<void>;
@@ -147,6 +162,9 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const hostPart = host.includes(':') ? `[${host}]` : host;
   const base = `http://${hostPart}:${port}`;
   let stopped: Promise<void> | null = null;
+  const geyser = opts.yellowstone
+    ? await (await loadGeyserServer()).startGeyserServer(view, { host, port: typeof opts.yellowstone === 'number' ? opts.yellowstone : 0 })
+    : undefined;
 
   return {
     rpcUrl: base,
@@ -165,12 +183,16 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       return exportGroundTruth(view, file, o.maxSlot ?? clock.slot('confirmed'));
     },
     ready: () => historyPass,
+    yellowstoneUrl: geyser?.url,
+    dropYellowstoneStreams: (refuseMs?: number) => geyser?.dropStreams(refuseMs) ?? 0,
+    yellowstoneStreams: () => geyser?.streams() ?? 0,
     setFaults(spec) {
       dice = createFaultDice(seed, normalizeFaults(spec));
     },
     stop() {
       stopped ??= (async () => {
         ledger.dispose();
+        await geyser?.close();
         await pubsub.close();
         await app.close();
       })();

@@ -1,5 +1,5 @@
 import { createRpcTransport, MAX_BATCH, type CallOptions, type RpcTransport, type RpcTransportOptions } from './rpc-client.js';
-import type { Commitment, ParsedAccount, SignatureInfo, TransactionResult } from './types.js';
+import type { AddressTransactionsPage, Commitment, ParsedAccount, SignatureInfo, TransactionResult } from './types.js';
 
 /** Options of getSignaturesForAddress (Solana RPC docs). */
 export interface SignaturesQuery extends CallOptions {
@@ -18,6 +18,34 @@ export interface TxQuery extends CallOptions {
   commitment?: Exclude<Commitment, 'processed'>;
 }
 
+/** A slot or block-time range of Helius `getTransactionsForAddress` filters (docs/protocol.md §7); block times in Unix seconds. */
+export interface RangeFilter {
+  gte?: number;
+  gt?: number;
+  lte?: number;
+  lt?: number;
+}
+
+/**
+ * Options of Helius `getTransactionsForAddress` with `transactionDetails: 'full'` (docs/protocol.md §7);
+ * encoding `json` and maxSupportedTransactionVersion 0 are always sent.
+ */
+export interface AddressTransactionsQuery extends CallOptions {
+  /** `desc` newest first (the provider's default), `asc` oldest first. */
+  sortOrder?: 'asc' | 'desc';
+  /** 1..100 in full mode (default 100). */
+  limit?: number;
+  /** The previous page's `paginationToken` ("slot:position"). */
+  paginationToken?: string;
+  /** `confirmed` or `finalized` (default); `processed` is not supported by the method. */
+  commitment?: Exclude<Commitment, 'processed'>;
+  /** Server-side filters: slot range, block-time range (Unix s), transaction status (default `any`). */
+  filters?: { slot?: RangeFilter; blockTime?: RangeFilter; status?: 'succeeded' | 'failed' | 'any' };
+}
+
+/** Largest `limit` of getTransactionsForAddress in full mode (docs/protocol.md §7). */
+export const ADDRESS_TRANSACTIONS_MAX_FULL = 100;
+
 /**
  * The Solana JSON-RPC client: the transport (retries, rate cap, concurrency, batches) plus
  * typed helpers for the methods the indexer uses (Solana RPC docs; docs/protocol.md §1).
@@ -33,6 +61,14 @@ export interface RpcClient extends RpcTransport {
    * a non-retryable item error throws its AppError.
    */
   getTransactions(signatures: string[], q?: TxQuery): Promise<(TransactionResult | null)[]>;
+  /**
+   * Helius `getTransactionsForAddress` in full mode (docs/protocol.md §7): up to 100 whole
+   * transactions of `address` per request, with their page token. Endpoints without the method
+   * answer JSON-RPC -32601 (AppError RPC_ERROR, not retried).
+   */
+  getTransactionsForAddress(address: string, q?: AddressTransactionsQuery): Promise<AddressTransactionsPage>;
+  /** Slot of each signature (getSignatureStatuses with searchTransactionHistory), null when the node does not know it; ≤ 256 per call. */
+  getSignatureSlots(signatures: string[], q?: CallOptions): Promise<(number | null)[]>;
   getSlot(q?: { commitment?: Commitment } & CallOptions): Promise<number>;
   /** jsonParsed account, or null when the account does not exist. */
   getAccountInfo(address: string, q?: { commitment?: Commitment } & CallOptions): Promise<ParsedAccount | null>;
@@ -73,6 +109,9 @@ export function createRpcClient(opts: RpcClientOptions): RpcClient {
     get batchesSupported() {
       return t.batchesSupported;
     },
+    get requests() {
+      return t.requests;
+    },
     call: t.call,
     batch: t.batch,
 
@@ -98,6 +137,27 @@ export function createRpcClient(opts: RpcClientOptions): RpcClient {
         if (o.error.retryable) return null;
         throw o.error;
       });
+    },
+
+    async getTransactionsForAddress(address, q = {}) {
+      const cfg: Record<string, unknown> = {
+        transactionDetails: 'full',
+        sortOrder: q.sortOrder ?? 'desc',
+        limit: q.limit ?? ADDRESS_TRANSACTIONS_MAX_FULL,
+        commitment: q.commitment ?? 'finalized',
+        encoding: 'json',
+        maxSupportedTransactionVersion: 0,
+      };
+      if (q.paginationToken) cfg.paginationToken = q.paginationToken;
+      if (q.filters) cfg.filters = q.filters;
+      const page = await t.call<AddressTransactionsPage>('getTransactionsForAddress', [address, cfg], q);
+      return { data: page?.data ?? [], paginationToken: page?.paginationToken ?? null };
+    },
+
+    async getSignatureSlots(signatures, q = {}) {
+      if (signatures.length === 0) return [];
+      const r = await t.call<{ value: ({ slot: number } | null)[] }>('getSignatureStatuses', [signatures, { searchTransactionHistory: true }], q);
+      return signatures.map((_, i) => r.value[i]?.slot ?? null);
     },
 
     getSlot(q = {}) {

@@ -51,6 +51,11 @@ export interface RpcTransport {
   readonly url: string;
   /** false once the endpoint rejected a batch; later batches go out as single requests. */
   readonly batchesSupported: boolean;
+  /**
+   * JSON-RPC requests sent so far: a batch's items counted one by one, retries included (what a
+   * provider counts and bills, and what RPC_MAX_RPS caps).
+   */
+  readonly requests: number;
   /** One call with retries. Throws AppError (RPC_ERROR with details.rpcCode, RPC_RATE_LIMITED, RPC_UNAVAILABLE, RPC_TIMEOUT, RPC_NETWORK, RPC_HTTP_ERROR, ABORTED). */
   call<T>(method: string, params: unknown[], opts?: CallOptions): Promise<T>;
   /**
@@ -89,6 +94,7 @@ export function createRpcTransport(opts: RpcTransportOptions): RpcTransport {
   const semaphore = createSemaphore(Math.max(1, opts.concurrency ?? 8));
   let nextId = 1;
   let batchesSupported = batchSize > 1;
+  let requests = 0;
 
   /** Exponential backoff with full jitter (AWS architecture blog), stretched to honour Retry-After. */
   const backoff = (attempt: number, err: AppError): number => {
@@ -100,6 +106,7 @@ export function createRpcTransport(opts: RpcTransportOptions): RpcTransport {
 
   const send = async (body: unknown, label: string, items: number, signal?: AbortSignal): Promise<unknown> => {
     await limiter.acquire(items, signal);
+    requests += items;
     return semaphore.run(() => postJson({ url, body, label, timeoutMs, headers, signal, fetch: fetchImpl, clock: common.clock }));
   };
 
@@ -232,6 +239,9 @@ export function createRpcTransport(opts: RpcTransportOptions): RpcTransport {
     url,
     get batchesSupported() {
       return batchesSupported;
+    },
+    get requests() {
+      return requests;
     },
     call,
     batch,

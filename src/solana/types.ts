@@ -59,3 +59,18 @@ export interface RpcCallSpec {
 
 /** Outcome of one item of a batch: its result, or the error it ended with after retries. */
 export type BatchOutcome<T> = { ok: true; result: T } | { ok: false; error: import('../core/index.js').AppError };
+
+/**
+ * One item of Helius `getTransactionsForAddress` with `transactionDetails: 'full'`: a
+ * getTransaction result plus its position in the block (docs/protocol.md §7). `blockTime` Unix seconds.
+ */
+export interface AddressTransaction extends TransactionResult {
+  /** Index of the transaction in its block (the `position` of a pagination token). */
+  transactionIndex: number;
+}
+
+/** A page of Helius `getTransactionsForAddress` (docs/protocol.md §7): items, and the token of the next page (null: no more). */
+export interface AddressTransactionsPage {
+  data: AddressTransaction[];
+  paginationToken: string | null;
+}

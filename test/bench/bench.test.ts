@@ -24,7 +24,7 @@ describe('npm run bench (smoke)', () => {
     const env = { ...process.env, BENCH_DATA_DIR: join(dir, 'data'), BENCH_RESULTS_DIR: join(dir, 'results') };
     const { stdout } = await run(
       process.execPath,
-      ['--import', 'tsx', 'bench/run.ts', '--games', '3000', '--op', 'player', '--requests', '5', '--duration', '1', '--soak', '0', '--under-ingest-games', '2000', '--skip', 'ingest,simulator'],
+      ['--import', 'tsx', 'bench/run.ts', '--games', '3000', '--op', 'player', '--requests', '5', '--duration', '1', '--soak', '0', '--under-ingest-games', '2000', '--skip', 'ingest,simulator,sources,freshness'],
       { env, timeout: 240_000, maxBuffer: 1 << 22 },
     );
     expect(stdout).toMatch(/\| player \| [\d.]+ \| [\d.]+ \| [\d,]+ \|/);

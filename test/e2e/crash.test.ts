@@ -20,7 +20,7 @@ import { groundTruth } from '../helpers/ground-truth.js';
  * Kills the indexer child up to `kills` times at random moments after it started, then lets a
  * last one finish. Returns the store's signature count after each kill.
  */
-async function killAndRestart(store: Store, env: Record<string, string>, kills: number): Promise<number[]> {
+async function killAndRestart(store: Store, env: Record<string, string>, kills: number, beforeLast?: () => void): Promise<number[]> {
   const progress: number[] = [];
   for (let k = 0; k < kills; k++) {
     const child = spawnIndexerChild(env);
@@ -37,6 +37,7 @@ async function killAndRestart(store: Store, env: Record<string, string>, kills: 
     progress.push((await store.queries.counts()).totalSignatures);
     if ((await store.getState(STATE_KEYS.backfillDone)) !== undefined) break;
   }
+  beforeLast?.();
   const last = spawnIndexerChild(env);
   await last.waitForLine('DONE', 50_000);
   expect((await last.exited).code).toBe(0);
@@ -72,6 +73,50 @@ describe('crash safety (kill -9 during backfill, restart)', () => {
       expect(counts.totalGames).toBe(truth.events.filter((e) => e.name === 'GameSettled').length);
       expect(counts.totalPoolChanges).toBe(truth.events.filter((e) => e.name === 'PoolChange').length);
       expect(counts.unpricedGames).toBe(0);
+    } finally {
+      await store.close();
+      await db.drop();
+      await sim.stop();
+    }
+  });
+
+  it('HISTORY_SOURCE=helius against the simulator: ends with exactly the ground-truth events', async () => {
+    const sim = await startSimulator({ seed: 78, days: 14, playsPerDay: 150, liveRate: 0 });
+    const db = createTestDatabase();
+    const store = await createStore({ common: createCommon(), config: db.config });
+    try {
+      const env = { ...childEnv(sim.rpcUrl, db.databaseUrl, sim.hermesUrl, sim.jupiterUrl, 100), HISTORY_SOURCE: 'helius' };
+      const progress = await killAndRestart(store, env, 5);
+      expect(progress).toEqual([...progress].sort((a, b) => a - b));
+      expect(progress.filter((n) => n > 0).length).toBeGreaterThanOrEqual(2);
+      const truth = await groundTruth(sim);
+      expect(await storedEventLines(store, poolsOf(truth.events))).toEqual(expectedEventLines(truth.events));
+      const counts = await store.queries.counts();
+      expect(counts.totalGames).toBe(truth.events.filter((e) => e.name === 'GameSettled').length);
+      expect(counts.totalPoolChanges).toBe(truth.events.filter((e) => e.name === 'PoolChange').length);
+      expect(counts.unpricedGames).toBe(0);
+    } finally {
+      await store.close();
+      await db.drop();
+      await sim.stop();
+    }
+  });
+
+  it('LIVE_SOURCE=yellowstone with live games: ends with exactly the ground truth up to the last run', async () => {
+    const sim = await startSimulator({ seed: 79, days: 7, playsPerDay: 150, liveRate: 4, yellowstone: true });
+    const db = createTestDatabase();
+    const store = await createStore({ common: createCommon(), config: db.config });
+    try {
+      const env = { ...childEnv(sim.rpcUrl, db.databaseUrl, sim.hermesUrl, sim.jupiterUrl, 100), LIVE_SOURCE: 'yellowstone', YELLOWSTONE_URL: sim.yellowstoneUrl! };
+      let slot = 0;
+      const progress = await killAndRestart(store, env, 5, () => (slot = sim.slot('confirmed')));
+      expect(progress).toEqual([...progress].sort((a, b) => a - b));
+      // The last run's catch-up pass started after `slot`: everything up to it is stored, once.
+      const truth = await groundTruth(sim, slot);
+      const signatures = new Set(truth.events.map((e) => e.signature));
+      const stored = (await storedEventLines(store, poolsOf(truth.events))).filter((l) => signatures.has(l.split(' ')[0]!));
+      expect(stored).toEqual(expectedEventLines(truth.events));
+      expect(truth.events.some((e) => e.slot >= sim.startSlot)).toBe(true);
     } finally {
       await store.close();
       await db.drop();

@@ -11,6 +11,7 @@ import { type ChainEndpoints, DEMO_SIMULATION, demoStartTime, printDemoBanner, s
 interface IndexFlags {
   simulate?: boolean;
   backfillDays?: number;
+  historySource?: 'rpc' | 'helius';
   progress: string;
   simDays?: number;
   simPlays?: number;
@@ -33,6 +34,7 @@ export function registerIndex(program: Command): void {
     .description('run only the indexer: backfill, then live tail (configuration from the environment: SOLANA_RPC_URL, DATABASE_URL, BACKFILL_DAYS, …)')
     .option('--simulate', 'index the built-in chain simulator (started as a child process) instead of SOLANA_RPC_URL')
     .option('--backfill-days <days>', 'how far back to index (overrides BACKFILL_DAYS)', parseDays)
+    .addOption(new Option('--history-source <source>', 'how the backfill reads history (overrides HISTORY_SOURCE; docs/indexer.md "Chain sources")').choices(['rpc', 'helius']))
     .option('--progress <mode>', 'backfill progress: auto (bar on a TTY, log lines otherwise), bar, log, off', 'auto')
     .option('--sim-days <days>', 'with --simulate: days of simulated history', parseDays)
     .option('--sim-plays <n>', 'with --simulate: simulated games per day', parseCount)
@@ -43,6 +45,7 @@ export function registerIndex(program: Command): void {
     .action(async (opts: IndexFlags) => {
       const overrides: Partial<Config> = {};
       if (opts.backfillDays !== undefined) overrides.backfillDays = opts.backfillDays;
+      if (opts.historySource !== undefined) overrides.historySource = opts.historySource;
       const config = loadConfig(process.env, overrides);
       if (!opts.simulate && !opts.demoChain && !config.solanaRpcUrl) {
         throw new Error('SOLANA_RPC_URL is required for `index` (or pass --simulate to index the built-in simulator)');

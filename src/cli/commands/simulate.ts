@@ -23,6 +23,7 @@ interface SimulateFlags {
   exportEvents?: string;
   exportOnly?: boolean;
   wallClock?: boolean;
+  yellowstonePort?: number;
   supervised?: boolean;
 }
 
@@ -62,6 +63,7 @@ export function registerSimulate(program: Command): void {
     .option('--live-rate <n>', 'new games per second after start (0 = none)', numArg('--live-rate', 0), 2)
     .option('--faults <spec>', 'fault injection, e.g. "429=0.05,503=0.02,slow=0.1@800,null-tx=5,truncate=0.01"')
     .option('--start-time <time>', 'the simulation\'s "now" (Unix ms or ISO 8601); same seed + start time = same chain', timeArg)
+    .option('--yellowstone-port <port>', 'also serve Yellowstone gRPC (geyser.proto Subscribe) on this port (0 = any free port)', intArg('--yellowstone-port', 0, 65535))
     .option('--whales', 'add the BONK whale: seven 1.5·10^18-unit games whose BONK volume passes 2^63 (exact u64 sums; hundreds of millions of USD each)')
     .option('--export-events <file>', 'write the ground truth as NDJSON at start and again on shutdown')
     .option('--export-only', 'with --export-events: write the file and exit without serving')
@@ -94,6 +96,7 @@ async function runSimulate(flags: SimulateFlags): Promise<void> {
     startTimeMs: flags.startTime,
     ...(flags.wallClock ? { clock: systemClock } : {}),
     whales: flags.whales === true,
+    ...(flags.yellowstonePort !== undefined && !flags.exportOnly ? { yellowstone: flags.yellowstonePort === 0 ? true : flags.yellowstonePort } : {}),
   });
   const exportNow = async () => {
     if (!flags.exportEvents) return;
@@ -111,6 +114,7 @@ async function runSimulate(flags: SimulateFlags): Promise<void> {
       `Gamba chain simulator: seed ${flags.seed}, ${flags.days} days × ${flags.playsPerDay} plays/day, live ${flags.liveRate} games/s${flags.whales ? ', BONK whale' : ''}${flags.faults ? `, faults ${flags.faults}` : ''}`,
       `  JSON-RPC   ${sim.rpcUrl}`,
       `  WebSocket  ${sim.wsUrl}`,
+      ...(sim.yellowstoneUrl ? [`  Yellowstone gRPC ${sim.yellowstoneUrl}  (LIVE_SOURCE=yellowstone YELLOWSTONE_URL=${sim.yellowstoneUrl})`] : []),
       `  Hermes     ${sim.hermesUrl}`,
       `  Jupiter    ${sim.jupiterUrl}`,
       `  program    ${sim.programId}`,

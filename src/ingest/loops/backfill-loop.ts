@@ -2,13 +2,17 @@ import { decodeCursor } from '../../core/index.js';
 import { STATE_KEYS } from '../checkpoint.js';
 import { runBackfill } from '../backfill.js';
 import { createProgress, type ProgressMode } from '../progress.js';
+import { estimateBackfill } from '../estimate.js';
+import type { HistorySource } from '../sources/index.js';
 import type { LoopRun } from './run.js';
 import type { BackfillState, RangeState } from './state.js';
 
 /** Settings of the backfill loop. */
 export interface BackfillLoopOptions {
-  /** getSignaturesForAddress page size, 1..1000. */
-  pageSize: number;
+  /** Where pages of history come from (HISTORY_SOURCE). */
+  source: HistorySource;
+  /** RPC_MAX_RPS, requests per second: the start-up estimate's time (undefined = no estimate). */
+  maxRps: number | undefined;
   /** Signatures per store transaction (backfill.ts COMMIT_SIGNATURES when undefined). */
   commitSignatures: number | undefined;
   /** Progress output (progress.ts). */
@@ -50,12 +54,21 @@ export function createBackfillLoop(r: LoopRun, o: BackfillLoopOptions): Backfill
       if (state.done) return;
       state.running = true;
       const progress = createProgress({ common, mode: o.progress, cutoff: o.range.cutoff });
+      if (o.maxRps !== undefined) {
+        const from = decodeCursor(await store.getState(STATE_KEYS.backfillCursor).catch(() => undefined));
+        await estimateBackfill(r.ctx, { source: o.source, cursor: from, cutoff: o.range.cutoff, maxRps: o.maxRps }).then(
+          (e) => progress.estimate(e),
+          (e: unknown) => {
+            if (!r.isAbort(e)) common.logger.warn({ err: (e as Error).message }, 'backfill estimate failed');
+          },
+        );
+      }
       try {
         for (let failures = 0; !r.stopped(); ) {
           try {
             const cursor = decodeCursor(await store.getState(STATE_KEYS.backfillCursor));
             await runBackfill(r.ctx, {
-              pageSize: o.pageSize,
+              source: o.source,
               cutoff: o.range.cutoff,
               cursor,
               top: o.range.tailStart,

@@ -1,14 +1,15 @@
 import { decodeCursor } from '../../core/index.js';
 import { STATE_KEYS } from '../checkpoint.js';
-import { runTailPass } from '../tail.js';
+import type { GeyserSlot } from '../../solana/index.js';
+import { commitStreamSlot, runTailPass } from '../tail.js';
 import type { LoopRun } from './run.js';
 import type { RangeState, TailState } from './state.js';
 
 /** Back-to-back wake-ups (a busy logsSubscribe) still leave this much between pass starts, ms. */
 const MIN_PASS_GAP_MS = 250;
 
-/** What starts a tail pass: the poll loop, or a request (POST /sync, `syncNow`). */
-export type PassTrigger = 'poll' | 'request';
+/** What starts a tail pass: the poll loop, a request (POST /sync, `syncNow`), or a live stream's (re)connection (gap-fill). */
+export type PassTrigger = 'poll' | 'request' | 'gap-fill';
 
 /** Settings of the tail loop. */
 export interface TailLoopOptions {
@@ -29,6 +30,12 @@ export interface TailLoop {
   wake(): void;
   /** Queues one pass after those queued before (never two at once); resolves when it ends. Never rejects for a failed pass (logged, backed off). */
   enqueuePass(trigger: PassTrigger): Promise<void>;
+  /**
+   * Queues the commit of one slot pushed by a live stream (tail.ts commitStreamSlot) behind the
+   * passes queued before; resolves when written. A failed write is logged and wakes a poll pass,
+   * which fetches the slot again from history (the cursor did not move past it).
+   */
+  enqueueSlot(s: GeyserSlot): Promise<void>;
   /** Polls until the indexer stops: a pass, then a wait of POLL_INTERVAL_MS or until woken, at least MIN_PASS_GAP_MS between starts. */
   run(): Promise<void>;
   /** Resolves once the queued passes have ended. */
@@ -97,18 +104,40 @@ export function createTailLoop(r: LoopRun, o: TailLoopOptions): TailLoop {
     }
   }
 
-  // ── passes, serialised ──
+  async function applySlot(s: GeyserSlot): Promise<void> {
+    if (r.stopped()) return;
+    try {
+      const res = await commitStreamSlot(r.ctx, s, state.cursor);
+      state.cursor = res.cursor;
+      state.headSlot = Math.max(state.headSlot ?? 0, s.slot);
+      state.caughtUpSlot = Math.max(state.caughtUpSlot ?? 0, s.slot);
+      state.caughtUpAtMs = clock.now();
+      if (res.newestBlockTime !== null) state.newestEventMs = Math.max(state.newestEventMs ?? 0, res.newestBlockTime * 1000);
+      r.status.lastSync = clock.now();
+      o.afterPass();
+      if (res.signatures > 0) logger.debug({ slot: s.slot, signatures: res.signatures, events: res.events }, 'stream slot');
+    } catch (e) {
+      if (r.isAbort(e)) return;
+      logger.warn({ err: (e as Error).message, slot: s.slot }, 'stream slot not written; the next poll pass fetches it');
+      state.cursor = decodeCursor(await store.getState(STATE_KEYS.tailCursor).catch(() => undefined)) ?? state.cursor;
+      wake();
+    }
+  }
+
+  // ── passes and stream slots, serialised ──
   let chain: Promise<void> = Promise.resolve();
-  const enqueuePass = (trigger: PassTrigger): Promise<void> => {
-    const run = chain.then(() => pass(trigger));
+  const enqueue = (work: () => Promise<void>): Promise<void> => {
+    const run = chain.then(work);
     chain = run.catch(() => undefined);
     return run;
   };
+  const enqueuePass = (trigger: PassTrigger): Promise<void> => enqueue(() => pass(trigger));
 
   return {
     state,
     wake,
     enqueuePass,
+    enqueueSlot: (slot) => enqueue(() => applySlot(slot)),
     async run() {
       while (!r.stopped()) {
         const began = clock.now();

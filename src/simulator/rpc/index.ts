@@ -7,3 +7,6 @@ export { HERMES_PREFIX, JUPITER_PATH } from './price-routes.js';
 export { createRpcHandler } from './rpc.js';
 export { buildSimulatorServer } from './server.js';
 export { createLogsPubSub } from './ws.js';
+/** Loads the Yellowstone gRPC server (geyser.ts) on demand: @grpc/grpc-js and the client package's codecs load only for a simulator started with `yellowstone`. */
+export const loadGeyserServer = () => import('./geyser.js');
+export type { GeyserServer } from './geyser.js';

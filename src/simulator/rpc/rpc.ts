@@ -11,6 +11,9 @@ export const API_VERSION = '2.2.16';
 const FEATURE_SET = 3_294_202_862;
 const MAINNET_GENESIS = '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d';
 const MAX_SIGNATURES_LIMIT = 1000;
+/** getTransactionsForAddress page limits: 1000 signatures, 100 full transactions (docs/protocol.md §7). */
+const MAX_ADDRESS_SIGNATURES = 1000;
+const MAX_ADDRESS_FULL = 100;
 const MAX_MULTIPLE_ACCOUNTS = 100;
 
 /** A JSON-RPC error (code, message, optional data) a method throws; the handler answers it as the node would. */
@@ -66,6 +69,30 @@ function signatureParam(v: unknown): string {
 function u64Param(v: unknown): number {
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw invalidParams('Invalid params: invalid type: expected u64');
   return v;
+}
+
+/** (slot, index) against a pagination position: negative before it, positive after it. */
+const cmp = (slot: number, index: number, at: [number, number]) => (slot !== at[0] ? slot - at[0] : index - at[1]);
+
+/** A getTransactionsForAddress range filter (gte, gt, lte, lt; eq for blockTime) as inclusive bounds and a test. */
+function rangeOf(v: unknown, name: string): { lo: number; hi: number; test(x: number): boolean } {
+  if (v === undefined || v === null) return { lo: -Infinity, hi: Infinity, test: () => true };
+  if (typeof v !== 'object' || Array.isArray(v)) throw invalidParams(`Invalid params: filters.${name} must be a map`);
+  const r = v as Record<string, unknown>;
+  let lo = -Infinity;
+  let hi = Infinity;
+  for (const [k, raw] of Object.entries(r)) {
+    const n = u64Param(raw);
+    if (k === 'gte') lo = Math.max(lo, n);
+    else if (k === 'gt') lo = Math.max(lo, n + 1);
+    else if (k === 'lte') hi = Math.min(hi, n);
+    else if (k === 'lt') hi = Math.min(hi, n - 1);
+    else if (k === 'eq' && name === 'blockTime') {
+      lo = Math.max(lo, n);
+      hi = Math.min(hi, n);
+    } else throw invalidParams(`Invalid params: unknown field \`${k}\` in filters.${name}`);
+  }
+  return { lo, hi, test: (x) => x >= lo && x <= hi };
 }
 
 /** The JSON-RPC methods of the simulated node, dispatched per request object (batches are split by the server). */
@@ -230,6 +257,127 @@ export function createRpcHandler(view: ChainView): RpcHandler {
     return renderTransaction(compiled, encoding, maxVersion !== undefined);
   }
 
+  /**
+   * Helius `getTransactionsForAddress` (docs/protocol.md §7): the address's transactions in
+   * (slot, transactionIndex) order, `desc` (default) or `asc`, after the `paginationToken`
+   * ("slot:transactionIndex" of the previous page's last item; null once nothing is left), with
+   * `filters.slot` / `filters.blockTime` ranges (gte, gt, lte, lt; blockTime also eq, Unix s) and
+   * `filters.status` (succeeded, failed, any). `transactionDetails: 'signatures'` answers
+   * getSignaturesForAddress-like items (≤ 1000), `full` whole getTransaction results plus
+   * `transactionIndex` (≤ 100). The index of a transaction is its place among the simulated
+   * chain's transactions of its slot. `filters.signature` is not simulated (-32602).
+   */
+  async function transactionsForAddress(params: Params): Promise<unknown> {
+    const address = pubkeyParam(params[0]);
+    const c = config(params, 1);
+    const details = c.transactionDetails ?? 'signatures';
+    if (details !== 'signatures' && details !== 'full') throw invalidParams(`Invalid params: unknown variant \`${String(details)}\`, expected \`signatures\` or \`full\``);
+    const sortOrder = c.sortOrder ?? 'desc';
+    if (sortOrder !== 'asc' && sortOrder !== 'desc') throw invalidParams(`Invalid params: unknown variant \`${String(sortOrder)}\`, expected \`asc\` or \`desc\``);
+    const commitment = commitmentOf(c, 'confirmed');
+    const maxSlot = contextSlot(c, commitment);
+    const finalized = clock.slot('finalized');
+    const maxLimit = details === 'full' ? MAX_ADDRESS_FULL : MAX_ADDRESS_SIGNATURES;
+    let limit = maxLimit;
+    if (c.limit !== undefined && c.limit !== null) {
+      if (typeof c.limit !== 'number' || !Number.isInteger(c.limit) || c.limit < 1 || c.limit > maxLimit) throw invalidParams(`Invalid limit; max ${maxLimit} for transactionDetails ${details}`);
+      limit = c.limit;
+    }
+    const encoding = (c.encoding ?? 'json') as TxEncoding;
+    if (!['json', 'jsonParsed', 'base64', 'base58'].includes(encoding)) {
+      throw invalidParams(`Invalid params: unknown variant \`${String(encoding)}\`, expected one of \`base64\`, \`base58\`, \`json\`, \`jsonParsed\``);
+    }
+    let maxVersion: number | undefined;
+    if (c.maxSupportedTransactionVersion !== undefined && c.maxSupportedTransactionVersion !== null) maxVersion = u64Param(c.maxSupportedTransactionVersion);
+    let after: [number, number] | null = null;
+    if (c.paginationToken !== undefined && c.paginationToken !== null) {
+      const m = typeof c.paginationToken === 'string' ? /^(\d+):(\d+)$/.exec(c.paginationToken) : null;
+      if (!m) throw invalidParams('Invalid pagination token');
+      after = [Number(m[1]), Number(m[2])];
+    }
+    const f = (c.filters ?? {}) as Config;
+    if (typeof f !== 'object' || Array.isArray(f)) throw invalidParams('Invalid params: filters must be a map');
+    if (f.signature !== undefined) throw invalidParams('Invalid params: filters.signature is not supported by the simulator');
+    const status = f.status ?? 'any';
+    if (status !== 'any' && status !== 'succeeded' && status !== 'failed') throw invalidParams(`Invalid params: unknown variant \`${String(status)}\`, expected one of \`succeeded\`, \`failed\`, \`any\``);
+    const tokenAccounts = f.tokenAccounts ?? 'none';
+    if (tokenAccounts !== 'none' && tokenAccounts !== 'balanceChanged' && tokenAccounts !== 'all') throw invalidParams('Invalid params: filters.tokenAccounts must be none, balanceChanged or all');
+    const slotRange = rangeOf(f.slot, 'slot');
+    const timeRange = rangeOf(f.blockTime, 'blockTime');
+    // Bounds on the slot: the slot filter, the context slot; block time only grows with the slot.
+    let lo = Math.max(tl.historyStartSlot, slotRange.lo);
+    let hi = Math.min(maxSlot, slotRange.hi);
+    if (timeRange.lo > -Infinity) lo = Math.max(lo, tl.slotAtMs(timeRange.lo * 1000) - 1);
+    if (timeRange.hi < Infinity) hi = Math.min(hi, tl.slotAtMs((timeRange.hi + 1) * 1000) + 1);
+
+    const match = view.matcher(address);
+    const player = view.playerOf(address);
+    const headSeg = view.headSegment();
+    type Hit = { seg: number; pos: number; slot: number; index: number; tx: import('../chain/index.js').TxSkel };
+    const hits: Hit[] = [];
+    let more = false;
+    if (match && lo <= hi) {
+      const desc = sortOrder === 'desc';
+      const first = Math.max(0, tl.segmentOfSlot(lo));
+      const last = Math.min(headSeg, tl.segmentOfSlot(hi));
+      outer: for (let seg = desc ? last : first; desc ? seg >= first : seg <= last; seg += desc ? -1 : 1) {
+        if (player >= 0 && !ledger.mayHavePlayer(seg, player)) continue;
+        const skel = ledger.skeleton(seg);
+        // Index in slot of each transaction of the segment (block order: slot, then signature).
+        const index = new Array<number>(skel.txs.length);
+        for (let i = 0; i < skel.txs.length; i++) index[i] = i > 0 && skel.txs[i - 1]!.slot === skel.txs[i]!.slot ? index[i - 1]! + 1 : 0;
+        for (let k = 0; k < skel.txs.length; k++) {
+          const i = desc ? skel.txs.length - 1 - k : k;
+          const tx = skel.txs[i]!;
+          if (tx.slot < lo || tx.slot > hi) continue;
+          if (after && (desc ? cmp(tx.slot, index[i]!, after) >= 0 : cmp(tx.slot, index[i]!, after) <= 0)) continue;
+          if (!match(tx)) continue;
+          const t = tl.blockTime(tx.slot);
+          if (!timeRange.test(t)) continue;
+          const ok = txError(tx) === null;
+          if ((status === 'succeeded' && !ok) || (status === 'failed' && ok)) continue;
+          if (hits.length === limit) {
+            more = true;
+            break outer;
+          }
+          hits.push({ seg, pos: i, slot: tx.slot, index: index[i]!, tx });
+        }
+      }
+    }
+    const lastHit = hits[hits.length - 1];
+    const paginationToken = more && lastHit ? `${lastHit.slot}:${lastHit.index}` : null;
+    const data: unknown[] = [];
+    for (const h of hits) {
+      if (details === 'signatures') {
+        data.push({
+          blockTime: tl.blockTime(h.slot),
+          confirmationStatus: h.slot <= finalized ? 'finalized' : 'confirmed',
+          err: txError(h.tx),
+          memo: null,
+          signature: view.signature(h.tx),
+          slot: h.slot,
+          transactionIndex: h.index,
+        });
+        continue;
+      }
+      if (h.tx.v0 && maxVersion === undefined) {
+        throw new RpcError(
+          -32015,
+          'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0',
+        );
+      }
+      const real = await ledger.realize(h.seg);
+      const compiled = view.build(real.txs[h.pos]!);
+      if (encoding === 'json') {
+        const bytes = renderTransactionJsonBytes(compiled, maxVersion !== undefined);
+        data.push(new RawJson(Buffer.concat([Buffer.from(`{"transactionIndex":${h.index},`), bytes.subarray(1)])));
+      } else {
+        data.push({ ...renderTransaction(compiled, encoding, maxVersion !== undefined), transactionIndex: h.index });
+      }
+    }
+    return { data, paginationToken };
+  }
+
   async function accountValue(address: string, c: Config, slot: number, dflt: AccountEncoding): Promise<unknown> {
     const enc = accountEncoding(c, dflt);
     const m = await mintAccount(address, slot);
@@ -263,6 +411,7 @@ export function createRpcHandler(view: ChainView): RpcHandler {
     },
     getSignaturesForAddress: (p) => signaturesFor(pubkeyParam(p[0]), config(p, 1)),
     getTransaction,
+    getTransactionsForAddress: transactionsForAddress,
     getSignatureStatuses: async (p) => {
       const list = p[0];
       if (!Array.isArray(list)) throw invalidParams('Invalid params: invalid type: expected a sequence');
