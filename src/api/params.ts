@@ -122,6 +122,8 @@ export const PARAMS = {
   itemsPerPage: integer('Results per page', 1, 200, 10),
   cursor: cursor('Opaque keyset cursor: the `nextCursor` of the previous page (extension, docs/design.md §4). When set, `page` is ignored.'),
   poolsCursor: cursor('Opaque keyset cursor: the `nextCursor` of the previous page, with the same sortBy'),
+  listCursor: cursor('Opaque keyset cursor: the `nextCursor` of the previous page, with the same sortBy and filters (extension, docs/design.md §4). When set, `offset` is ignored.'),
+  tokensLimit: integer('Number of results', 1, 1000, 1000),
   onlyJackpots: param<TSchema, boolean, true>(
     Type.Enum([...FLAG_VALUES], { type: 'string', description: 'Only jackpot wins (jackpot > 0). Present with no value, true, 1, yes → on; false, 0, no → off' }),
     'must be one of (no value), true, 1, yes, false, 0, no',

@@ -169,6 +169,8 @@ export interface PlayersQuery {
   token?: string;
   pool?: string;
   startTime?: number;
+  /** Keyset position (key: the sort value as text, then the player; keyset.ts `keysetKinds('players')`); when set, `offset` is ignored. */
+  after?: KeysetPosition;
 }
 
 /** One /players row: USD sums, token sums in the smallest unit (or null), last game Unix ms. */
@@ -188,6 +190,8 @@ export interface LeaderboardEntry {
 export interface PlayersResult {
   results: LeaderboardEntry[];
   total: number;
+  /** Key of the page's last row when more rows follow (pass as `after`); null at the end. */
+  next: KeysetPosition | null;
 }
 
 /** /events/settledGames ordering keys; ties broken by time, signature, event index (src/store/queries/keyset.ts). */
@@ -256,6 +260,15 @@ export interface PlatformsQuery {
   days: number;
   sortBy: 'usd_volume' | 'usd_revenue';
   now: number;
+  /** Keyset position: [sort value (USD), creator] of the last row served (keyset.ts `keysetKinds('platforms')`). */
+  after?: KeysetPosition;
+}
+
+/** GET /tokens: optional creator, at most `limit` rows (all when absent), after a keyset position [usd_volume, token]. */
+export interface TokensQuery {
+  creator?: string;
+  limit?: number;
+  after?: KeysetPosition;
 }
 
 /** One /platforms row: USD sums, counts and the last game (Unix ms) in the window. */
@@ -421,7 +434,7 @@ export interface Queries {
   /** Ordered by volume desc, then creator. */
   platformsByPool(pool: string): Promise<PlatformByPoolEntry[]>;
   /** Ordered by usd_volume desc, then token. */
-  tokens(q: { creator?: string }): Promise<TokenEntry[]>;
+  tokens(q: TokensQuery): Promise<TokenEntry[]>;
   /** Hourly points over [now − 30 d, now] (docs/design.md §4). */
   ratio(q: { pool: string; now: number }): Promise<RatioPoint[]>;
   total(pool: string): Promise<PoolTotal>;

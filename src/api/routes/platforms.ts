@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { keysetKinds } from '../../store/index.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
 import { PARAMS, queryOf } from '../params.js';
 import { addressOut, amount, count, ms, obj, protectedErrors, usd } from '../schemas.js';
 import type { RouteDeps } from '../types.js';
@@ -26,9 +28,21 @@ const tokenEntry = obj({
   usd_volume: usd('Σ usd_wager'),
 });
 
-const platformsQuery = queryOf({ limit: PARAMS.platformsLimit, days: PARAMS.platformsDays, sortBy: PARAMS.platformsSortBy });
+const platformsQuery = queryOf({ limit: PARAMS.platformsLimit, days: PARAMS.platformsDays, sortBy: PARAMS.platformsSortBy, cursor: PARAMS.listCursor });
 const byPoolQuery = queryOf({ pool: PARAMS.poolRequired });
-const tokensQuery = queryOf({ creator: PARAMS.creator });
+const tokensQuery = queryOf({ creator: PARAMS.creator, limit: PARAMS.tokensLimit, cursor: PARAMS.listCursor });
+
+const nextCursor = { type: ['string', 'null'], description: 'Cursor of the next page (pass as `cursor`); null at the end' } as const;
+
+/**
+ * One page of a listing the store reads with limit + 1 rows: the first `limit` rows and the
+ * `nextCursor` of the last one when more follow (its key from `keyOf`; docs/design.md §4).
+ */
+function paged<T>(rows: T[], limit: number, o: string, keyOf: (row: T) => [number, string]): { results: T[]; nextCursor: string | null } {
+  const results = rows.slice(0, limit);
+  const last = results[results.length - 1];
+  return { results, nextCursor: rows.length > limit && last !== undefined ? encodeCursor(o, 'DESC', { values: keyOf(last) }) : null };
+}
 
 /** `/platforms`, `/platforms-by-pool`, `/tokens` (docs/spec.md §4, docs/design.md §4). */
 export function registerPlatformRoutes(scope: FastifyInstance, deps: RouteDeps): void {
@@ -39,10 +53,13 @@ export function registerPlatformRoutes(scope: FastifyInstance, deps: RouteDeps):
       tags: ['platforms'],
       summary: 'Top platforms (creators) over a rolling window',
       querystring: platformsQuery.schema,
-      response: { 200: obj({ results: { type: 'array', items: platformEntry } }), ...protectedErrors },
+      response: { 200: obj({ results: { type: 'array', items: platformEntry }, nextCursor }), ...protectedErrors },
     },
   }, async (request) => {
-    return { results: await store.queries.platforms({ ...platformsQuery.parse(request.query), now: clock.now() }) };
+    const { cursor, ...q } = platformsQuery.parse(request.query);
+    const after = cursor === undefined ? undefined : decodeCursor(cursor, q.sortBy, 'DESC', keysetKinds('platforms'));
+    const rows = await store.queries.platforms({ ...q, limit: q.limit + 1, after, now: clock.now() });
+    return paged(rows, q.limit, q.sortBy, (r) => [r[q.sortBy], r.creator]);
   });
 
   scope.get('/platforms-by-pool', {
@@ -62,10 +79,13 @@ export function registerPlatformRoutes(scope: FastifyInstance, deps: RouteDeps):
       tags: ['platforms'],
       summary: 'Top tokens by USD volume',
       querystring: tokensQuery.schema,
-      response: { 200: obj({ results: { type: 'array', items: tokenEntry } }), ...protectedErrors },
+      response: { 200: obj({ results: { type: 'array', items: tokenEntry }, nextCursor }), ...protectedErrors },
     },
   }, async (request) => {
-    const rows = await store.queries.tokens(tokensQuery.parse(request.query));
-    return { results: rows.map((r) => ({ ...r, volume: r.volume.toString() })) };
+    const { cursor, ...q } = tokensQuery.parse(request.query);
+    const after = cursor === undefined ? undefined : decodeCursor(cursor, 'usd_volume', 'DESC', keysetKinds('tokens'));
+    const rows = await store.queries.tokens({ ...q, limit: q.limit + 1, after });
+    const page = paged(rows, q.limit, 'usd_volume', (r) => [r.usd_volume, r.token]);
+    return { ...page, results: page.results.map((r) => ({ ...r, volume: r.volume.toString() })) };
   });
 }

@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { keysetKinds } from '../../store/index.js';
+import { decodeCursor, nextCursor } from '../cursor.js';
 import { apiError, invalidParameter } from '../errors.js';
 import { PARAMS, queryOf } from '../params.js';
 import { addressOut, count, errorResponse, ms, nullableAmount, obj, protectedErrors, usd } from '../schemas.js';
@@ -44,6 +46,8 @@ const leaderboardEntry = obj({
   last_play: ms('Last game'),
 });
 
+const nextCursorSchema = { type: ['string', 'null'], description: 'Cursor of the next page (pass as `cursor`); null at the end' } as const;
+
 const statsQuery = queryOf({ creator: PARAMS.creator, startTime: PARAMS.startTime });
 const playerQuery = queryOf({ user: PARAMS.userRequired, creator: PARAMS.creator, token: PARAMS.token });
 const playersQuery = queryOf({
@@ -54,6 +58,7 @@ const playersQuery = queryOf({
   token: PARAMS.token,
   pool: PARAMS.pool,
   startTime: PARAMS.startTime,
+  cursor: PARAMS.listCursor,
 });
 
 /** `/stats`, `/player`, `/players` (docs/spec.md §4, docs/design.md §3–§4). */
@@ -89,16 +94,19 @@ export function registerPlayerRoutes(scope: FastifyInstance, deps: RouteDeps): v
       tags: ['stats'],
       summary: 'Top-players leaderboard',
       querystring: playersQuery.schema,
-      response: { 200: obj({ results: { type: 'array', items: leaderboardEntry }, total: count('Matching players') }), ...protectedErrors },
+      response: { 200: obj({ results: { type: 'array', items: leaderboardEntry }, total: count('Matching players'), nextCursor: nextCursorSchema }), ...protectedErrors },
     },
   }, async (request) => {
-    const q = playersQuery.parse(request.query);
+    const { cursor, ...q } = playersQuery.parse(request.query);
     if ((q.sortBy === 'token_volume' || q.sortBy === 'token_profit') && q.token === undefined && q.pool === undefined) {
       throw invalidParameter('sortBy', `${q.sortBy} needs one token: add 'token' or 'pool' (token sums of different tokens cannot be compared)`);
     }
-    const r = await store.queries.players(q);
+    // Always descending: the cursor carries sortBy and DESC.
+    const after = cursor === undefined ? undefined : decodeCursor(cursor, q.sortBy, 'DESC', keysetKinds('players'));
+    const r = await store.queries.players({ ...q, after });
     return {
       total: r.total,
+      nextCursor: nextCursor(q.sortBy, 'DESC', r.next),
       results: r.results.map((e) => ({
         ...e,
         token_volume: e.token_volume === null ? null : e.token_volume.toString(),

@@ -21,13 +21,18 @@ export type KeyKind = 'number' | 'string';
 
 const kindOf = (column: string): KeyKind => (column === 'signature' || column === 'pool' ? 'string' : 'number');
 
+/** The listings paged by keyset (docs/design.md §4 cursor extension). */
+export type KeysetListing = 'settledGames' | 'poolChanges' | 'pools' | 'players' | 'platforms' | 'tokens';
+
 /**
  * Value kinds of each listing's position: settledGames by ordering (`orderBy`, ignored by the
- * others), poolChanges, pools (its sort key, then the pool address).
+ * others), poolChanges, pools, platforms and tokens (the sort key, then the address), players (the
+ * sort value as the database's text — exact on PostgreSQL's numeric token sums — then the player).
  */
-export function keysetKinds(listing: 'settledGames' | 'poolChanges' | 'pools', orderBy: SettledGamesOrderBy = 'time'): KeyKind[] {
+export function keysetKinds(listing: KeysetListing, orderBy: SettledGamesOrderBy = 'time'): KeyKind[] {
   if (listing === 'settledGames') return GAME_KEYS[orderBy].map(kindOf);
   if (listing === 'poolChanges') return POOL_CHANGE_KEYS.map(kindOf);
+  if (listing === 'players') return ['string', 'string'];
   return ['number', 'string'];
 }
 
