@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify';
 import type { Clock } from '../../core/index.js';
+import { exportFormat } from '../export.js';
 import { JSON_SECURITY_HEADERS } from './security.js';
 
 /** Response cache settings (docs/design.md §5): TTL in ms and size bounds (entries, bytes). */
@@ -136,6 +137,8 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
 
   // Route level, so it runs after the scope's onRequest hooks (auth, then rate limit).
   const byTarget: onRequestHookHandler = (request, reply, done) => {
+    // Exports (CSV/NDJSON, docs/design.md §10) are streamed, never cached; the Accept header picks them, so the URL alone does not tell.
+    if (request.headers.accept !== undefined && exportFormat(request) !== undefined) return done();
     const key = targets.get(request.url);
     const gen = key === undefined ? 0 : generation();
     const e = key === undefined ? undefined : fresh(key, gen);
@@ -163,6 +166,7 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
   };
 
   const byQuery = (route: string): preHandlerHookHandler => (request, reply, done) => {
+    if (exportFormat(request) !== undefined) return done();
     const key = cacheKey(route, request.query);
     const gen = generation();
     const e = fresh(key, gen);
