@@ -60,7 +60,8 @@ function csvField(v: unknown): string {
 }
 
 /** Rows → text in `format`, keeping `columns` in order (token amounts arrive as integer strings: exact). */
-function render(format: ExportFormat, columns: readonly string[], rows: readonly Record<string, unknown>[]): string {
+function render(format: ExportFormat, columns: readonly string[], objects: readonly object[]): string {
+  const rows = objects as readonly Record<string, unknown>[];
   let out = '';
   if (format === 'csv') {
     for (const r of rows) out += `${columns.map((c) => csvField(r[c])).join(',')}\r\n`;
@@ -79,7 +80,7 @@ function render(format: ExportFormat, columns: readonly string[], rows: readonly
  * and the position after it (null at the end); the first call gets `start` (a decoded `cursor`, or
  * undefined for the beginning).
  */
-export type PageReader<P> = (after: P | undefined) => Promise<{ rows: readonly Record<string, unknown>[]; next: P | null }>;
+export type PageReader<P> = (after: P | undefined) => Promise<{ rows: readonly object[]; next: P | null }>;
 
 /**
  * Answers `reply` with every row `read` yields, as `format`. The first page is read before the
@@ -104,6 +105,6 @@ export async function sendExport<P>(reply: FastifyReply, format: ExportFormat, c
 }
 
 /** A series (one store answer, not paged) as an export: the rows at once, then the end. */
-export function oneShot(rows: readonly Record<string, unknown>[]): PageReader<never> {
+export function oneShot(rows: readonly object[]): PageReader<never> {
   return async () => ({ rows, next: null });
 }

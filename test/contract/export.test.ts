@@ -106,7 +106,7 @@ describe('export /events/settledGames', () => {
 
   it('starts after a cursor; page and itemsPerPage do not cut it', async () => {
     const expected = oracle.settledGamesAll({ orderBy: 'time', sorting: 'DESC' });
-    const first = await fetch(`${app.baseUrl}/events/settledGames?itemsPerPage=50`, { headers: { 'X-API-Key': app.key } }).then((r) => r.json());
+    const first = await fetch(`${app.baseUrl}/events/settledGames?itemsPerPage=50`, { headers: { 'X-API-Key': app.key } }).then((r) => r.json() as Promise<any>);
     const r = await fetchText('/events/settledGames', { cursor: first.nextCursor, format: 'ndjson', itemsPerPage: 5 });
     expectGames(ndjson(r.text), expected.slice(50) as any, 'after cursor');
   });
@@ -134,5 +134,50 @@ describe('export /events/poolChanges', () => {
       rows += nd.length;
     }
     expect(rows).toBeGreaterThan(1500);
+  });
+});
+
+/** NDJSON of `path` with `query`, each line parsed. */
+async function ndjsonOf(path: string, query: Record<string, string | number | undefined> = {}): Promise<Record<string, any>[]> {
+  const r = await fetchText(path, { ...query, format: 'ndjson' });
+  expect(r.status, `${path} ${r.text.slice(0, 200)}`).toBe(200);
+  return ndjson(r.text);
+}
+
+describe('export of the other lists and series', () => {
+  it('/players: every matching player (limit does not apply), token sums exact', async () => {
+    const cases = [
+      { sortBy: 'usd_profit' },
+      { sortBy: 'usd_volume', creator: fixture.creators[0] },
+      { sortBy: 'token_volume', token: fixture.tokens.BONK },
+      { sortBy: 'token_profit', pool: fixture.pools.SOL_A, startTime: fixture.nowMs - 60 * 86_400_000 + 5 },
+    ] as const;
+    for (const q of cases) {
+      const expected = oracle.leaderboard(q as any);
+      expect(expected.length).toBeGreaterThan(5);
+      expectJson(await ndjsonOf('/players', { ...q, limit: 3 }), expected, `/players export ${JSON.stringify(q)}`);
+    }
+    const csv = csvObjects((await fetchText('/players', { sortBy: 'token_volume', token: fixture.tokens.BONK }, 'text/csv')).text,
+      ['user', 'total_plays', 'usd_volume', 'usd_profit', 'token_volume', 'token_profit', 'biggest_win_usd', 'last_play'],
+      ['total_plays', 'usd_volume', 'usd_profit', 'biggest_win_usd', 'last_play']);
+    expectJson(csv, oracle.leaderboard({ sortBy: 'token_volume', token: fixture.tokens.BONK }), '/players csv');
+  });
+
+  it('/platforms, /platforms-by-pool, /tokens, /pools', async () => {
+    expectJson(await ndjsonOf('/platforms', { days: 365, limit: 1 }), oracle.platforms({ days: 365, sortBy: 'usd_volume', limit: 100 }), '/platforms export');
+    expectJson(await ndjsonOf('/tokens', { limit: 1 }), oracle.tokens(), '/tokens export');
+    for (const pool of Object.values(fixture.pools)) expectJson(await ndjsonOf('/platforms-by-pool', { pool }), oracle.platformsByPool(pool), `/platforms-by-pool ${pool}`);
+    expectJson(await ndjsonOf('/pools', { sortBy: 'usd_volume', limit: 1 }), oracle.poolsAll({ sortBy: 'usd_volume' }), '/pools export');
+  });
+
+  it('series: /ratio, /daily, /chart/*', async () => {
+    const pool = fixture.pools.SOL_A;
+    expectJson(await ndjsonOf('/ratio', { pool }), oracle.ratio(pool), '/ratio export');
+    expectJson(await ndjsonOf('/daily', { pool, days: 90 }), oracle.daily({ pool, days: 90 }), '/daily export');
+    expectJson(await ndjsonOf('/chart/plays', { days: 30 }), oracle.chartPlays({ days: 30 }), '/chart/plays export');
+    expectJson(await ndjsonOf('/chart/daily-usd', { days: 30, creator: fixture.creators[1] }), oracle.chartDailyUsd({ days: 30, creator: fixture.creators[1] }), '/chart/daily-usd export');
+    expectJson(await ndjsonOf('/chart/dao-usd', {}), oracle.chartDaoUsd({ days: 300 }), '/chart/dao-usd export');
+    const daily = csvObjects((await fetchText('/daily', { pool, days: 3, format: 'csv' })).text, ['date', 'volume', 'volume_usd', 'plays'], ['volume_usd', 'plays']);
+    expectJson(daily, oracle.daily({ pool, days: 3 }), '/daily csv');
   });
 });

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { keysetKinds } from '../../store/index.js';
+import { keysetKinds, type KeysetPosition, type LeaderboardEntry } from '../../store/index.js';
 import { decodeCursor, nextCursor } from '../cursor.js';
+import { exportFormat, sendExport } from '../export.js';
 import { apiError, invalidParameter } from '../errors.js';
 import { PARAMS, queryOf } from '../params.js';
 import { addressOut, count, errorResponse, ms, nullableAmount, obj, protectedErrors, usd } from '../schemas.js';
@@ -59,7 +60,16 @@ const playersQuery = queryOf({
   pool: PARAMS.pool,
   startTime: PARAMS.startTime,
   cursor: PARAMS.listCursor,
+  format: PARAMS.format,
 });
+
+/** Export columns of /players (docs/design.md §10), in order. */
+const PLAYER_COLUMNS = ['user', 'total_plays', 'usd_volume', 'usd_profit', 'token_volume', 'token_profit', 'biggest_win_usd', 'last_play'] as const;
+
+/** A leaderboard row as JSON: token sums as integer strings (exact) or null. */
+function entryJson(e: LeaderboardEntry) {
+  return { ...e, token_volume: e.token_volume === null ? null : e.token_volume.toString(), token_profit: e.token_profit === null ? null : e.token_profit.toString() };
+}
 
 /** `/stats`, `/player`, `/players` (docs/spec.md §4, docs/design.md §3–§4). */
 export function registerPlayerRoutes(scope: FastifyInstance, deps: RouteDeps): void {
@@ -96,22 +106,22 @@ export function registerPlayerRoutes(scope: FastifyInstance, deps: RouteDeps): v
       querystring: playersQuery.schema,
       response: { 200: obj({ results: { type: 'array', items: leaderboardEntry }, total: count('Matching players'), nextCursor: nextCursorSchema }), ...protectedErrors },
     },
-  }, async (request) => {
-    const { cursor, ...q } = playersQuery.parse(request.query);
+  }, async (request, reply) => {
+    const { cursor, format: _, ...q } = playersQuery.parse(request.query);
     if ((q.sortBy === 'token_volume' || q.sortBy === 'token_profit') && q.token === undefined && q.pool === undefined) {
       throw invalidParameter('sortBy', `${q.sortBy} needs one token: add 'token' or 'pool' (token sums of different tokens cannot be compared)`);
     }
     // Always descending: the cursor carries sortBy and DESC.
     const after = cursor === undefined ? undefined : decodeCursor(cursor, q.sortBy, 'DESC', keysetKinds('players'));
+    const format = exportFormat(request);
+    if (format !== undefined) {
+      // Every matching player (limit and offset do not apply), 1000 per store read.
+      return sendExport<KeysetPosition>(reply, format, PLAYER_COLUMNS, async (at) => {
+        const r = await store.queries.players({ ...q, limit: 1000, offset: 0, after: at });
+        return { rows: r.results.map(entryJson), next: r.next };
+      }, after);
+    }
     const r = await store.queries.players({ ...q, after });
-    return {
-      total: r.total,
-      nextCursor: nextCursor(q.sortBy, 'DESC', r.next),
-      results: r.results.map((e) => ({
-        ...e,
-        token_volume: e.token_volume === null ? null : e.token_volume.toString(),
-        token_profit: e.token_profit === null ? null : e.token_profit.toString(),
-      })),
-    };
+    return { total: r.total, nextCursor: nextCursor(q.sortBy, 'DESC', r.next), results: r.results.map(entryJson) };
   });
 }
