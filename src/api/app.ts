@@ -9,6 +9,7 @@ import { fastifyServerOptions, registerUrlLimit, resolveHttpLimits } from './plu
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerSecurityHeaders } from './plugins/security.js';
 import { registerResponseCache } from './plugins/cache.js';
+import { registerCompression } from './plugins/compression.js';
 import { registerHttpMetrics } from './plugins/http-metrics.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
 import { registerQueryGuards } from './plugins/validation.js';
@@ -67,6 +68,8 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   registerErrorHandling(app, clock);
   registerUrlLimit(app, httpLimits);
   registerSecurityHeaders(app);
+  // br/gzip for answers ≥ 1 KB (docs/design.md §10); appended to every route's onSend, after the cache's.
+  registerCompression(app);
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
