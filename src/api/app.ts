@@ -21,6 +21,8 @@ import { registerPlatformRoutes } from './routes/platforms.js';
 import { registerPlayerRoutes } from './routes/players.js';
 import { registerPoolRoutes } from './routes/pools.js';
 import { registerStatusRoutes } from './routes/status.js';
+import { registerStreamRoutes } from './routes/stream.js';
+import { createStreamHub } from './stream.js';
 import { errorSchema } from './schemas.js';
 import type { ApiDeps, RouteDeps } from './types.js';
 
@@ -96,6 +98,10 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   if (unsubscribe) app.addHook('onClose', async () => unsubscribe());
   const generation = () => store.generation() + commitsHeard;
   const routeDeps: RouteDeps = { store, sync, clock, generation, statusCountsTtlMs };
+  // Live streams (docs/design.md §10): woken by the indexer's commits, or polling without them.
+  // preClose: open streams end before the server waits for its requests, so shutdown never hangs on one.
+  const hub = createStreamHub({ store, events, options: options.stream, logger: common.logger });
+  app.addHook('preClose', async () => hub.closeAll());
 
   // Public scope: no key (docs/design.md §4 "Unauthenticated paths").
   await app.register(async (pub) => {
@@ -118,6 +124,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     registerPlatformRoutes(api, routeDeps);
     registerPoolRoutes(api, routeDeps);
     registerChartRoutes(api, routeDeps);
+    registerStreamRoutes(api, { ...routeDeps, hub });
   });
 
   await app.ready();

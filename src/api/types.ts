@@ -6,6 +6,7 @@ import type { BucketLimits, RateLimiter } from '../ratelimit/index.js';
 import type { ApiKeyRecord, Store } from '../store/index.js';
 import type { ConcurrencyLimits } from './plugins/concurrency.js';
 import type { HttpLimits } from './plugins/limits.js';
+import type { StreamOptions } from './stream.js';
 
 /** Optional settings of buildApp; every field has a default. */
 export interface ApiOptions {
@@ -21,6 +22,8 @@ export interface ApiOptions {
   httpLimits?: Partial<HttpLimits>;
   /** Fair share of the store's slots, global and per key (defaults: defaultConcurrencyLimits(store.slots)). */
   concurrency?: Partial<ConcurrencyLimits>;
+  /** Live streams: heartbeat, per-key cap, poll interval, settle time (stream.ts DEFAULT_STREAM_OPTIONS). */
+  stream?: Partial<StreamOptions>;
 }
 
 /** What buildApp needs (docs/architecture.md convention 1): the common bag, the store, keys, limiter, sync controller. */

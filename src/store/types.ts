@@ -225,6 +225,8 @@ export interface SettledGame {
   jackpot: bigint;
   multiplier: number;
   time: number;
+  /** Index of the event among its transaction's events: the keyset's last tie-breaker (src/store/queries/keyset.ts); not an API field. */
+  event_index: number;
 }
 
 /** One page of an event listing. */
@@ -238,6 +240,8 @@ export interface Page<T> {
 /** GET /events/poolChanges: one pool, a page or keyset position. */
 export interface PoolChangesQuery extends Paging {
   pool: string;
+  /** Direction of (time, signature, event index): DESC (newest first, the default: /events/poolChanges) or ASC (the live stream, docs/design.md §10). */
+  sorting?: SortDirection;
 }
 
 /** One deposit or withdrawal: amounts bigint in the pool token's smallest unit, `usd_amount` USD, `time` Unix ms. */
@@ -252,6 +256,8 @@ export interface PoolChangeRecord {
   lp_supply: bigint;
   usd_amount: number;
   time: number;
+  /** Index of the event among its transaction's events: the keyset's last tie-breaker; not an API field. */
+  event_index: number;
 }
 
 /** GET /platforms: top `limit` creators over the `days` × 24 h before `now` (Unix ms). */
