@@ -176,6 +176,17 @@ describe('live streams', () => {
     for (const s of [resumed, byCreator, jackpots, changes]) await s.close();
   }, 120_000);
 
+  it('a stream needs a valid key (401 like every protected operation)', async () => {
+    for (const path of ['/stream/settledGames', `/stream/poolChanges?pool=${fixture.pools.BONK}`]) {
+      const none = await fetch(`${app.baseUrl}${path}`);
+      expect(none.status).toBe(401);
+      expect(((await none.json()) as any).code).toBe('MISSING_API_KEY');
+      const bad = await fetch(`${app.baseUrl}${path}`, { headers: { 'X-API-Key': 'f'.repeat(64) } });
+      expect(bad.status).toBe(401);
+      expect(((await bad.json()) as any).code).toBe('UNAUTHORIZED');
+    }
+  });
+
   it('a bad Last-Event-ID is a 400 naming it; a missing pool too', async () => {
     const bad = await fetch(`${app.baseUrl}/stream/settledGames`, { headers: { 'X-API-Key': app.key, 'Last-Event-ID': 'nope' } });
     expect(bad.status).toBe(400);
