@@ -22,15 +22,17 @@ export interface StreamOptions {
   /** Store poll interval without in-process indexer events, ms. Default 1000. */
   pollMs: number;
   /**
-   * How long the newest block second of a stream is held back, ms: games of one second may
-   * reach the store in two commits, and one sorting before an event already sent would be
-   * skipped by the keyset. A later event releases it at once. Default 1000.
+   * Longest hold of the store's newest block second, ms: its games may reach the store in two
+   * commits (the tail's poll ended inside the second), and one sorting before an event already
+   * sent would be skipped by the keyset. A later game in the store releases it at once (the tail
+   * commits in chain order); this bound only matters on a quiet chain. Longer than the tail's
+   * poll interval (POLL_INTERVAL_MS, 2 s). Default 5000.
    */
   settleMs: number;
 }
 
 /** Defaults of StreamOptions (docs/design.md §10). */
-export const DEFAULT_STREAM_OPTIONS: StreamOptions = { heartbeatMs: 15_000, maxPerKey: 5, pollMs: 1000, settleMs: 1000 };
+export const DEFAULT_STREAM_OPTIONS: StreamOptions = { heartbeatMs: 15_000, maxPerKey: 5, pollMs: 1000, settleMs: 5000 };
 
 /** One open stream as the hub knows it: wake it (read the store again), end it (shutdown). */
 export interface StreamHandle {

@@ -100,7 +100,7 @@ describe('live stream over the simulator and the indexer', () => {
         clock: new ManualClock(Date.now()),
         sync: indexer.controller,
         ...(mode === 'indexer commits' ? { events: hub } : {}),
-        options: { stream: { pollMs: 200, settleMs: 300 } },
+        options: { stream: { pollMs: 200, settleMs: 4000 } },
       });
       const connectedAt = Date.now();
       const first = await listen(app);

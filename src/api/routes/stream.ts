@@ -35,6 +35,8 @@ interface StreamSource<T extends { time: number; signature: string; event_index:
   read(after: KeysetPosition | undefined, limit: number, sorting: 'ASC' | 'DESC'): Promise<Page<T>>;
   json(row: T): object;
   kinds: ReturnType<typeof keysetKinds>;
+  /** Block time (ms) of the newest game stored, whatever the stream's filters; undefined when none. */
+  newest(): Promise<number | undefined>;
 }
 
 const keyOf = (r: { time: number; signature: string; event_index: number }): KeyValue[] => [r.time, r.signature, r.event_index];
@@ -86,6 +88,8 @@ async function openStream<T extends { time: number; signature: string; event_ind
   /** The held-back newest second: its time (ms) and when it was first seen (performance.now()). */
   let pending: { time: number; since: number } | undefined;
   const res = reply.raw;
+  /** Block time of the newest stored game (any filter), ms; -Infinity on an empty store. */
+  const newestGameTime = async (): Promise<number> => (await source.newest()) ?? Number.NEGATIVE_INFINITY;
 
   const handle = {
     wake: () => void pump(),
@@ -143,15 +147,22 @@ async function openStream<T extends { time: number; signature: string; event_ind
           if (closed) return;
           let rows = page.results;
           if (page.next === null && rows.length > 0) {
-            // The end of what is stored: hold back the newest second until it settles.
-            const newest = rows[rows.length - 1]!.time;
-            if (pending?.time !== newest) pending = { time: newest, since: performance.now() };
-            const waited = performance.now() - pending.since;
-            if (waited < settleMs) {
-              rows = rows.filter((r) => r.time < newest);
-              clearTimeout(settleTimer);
-              settleTimer = setTimeout(() => void pump(), Math.ceil(settleMs - waited) + 1);
-              settleTimer.unref();
+            // The end of what is stored: events of the store's newest block second may still be
+            // incomplete (the tail commits in chain order, so a later second proves the earlier
+            // ones complete). Hold them back until a later game is stored, or for settleMs.
+            const horizon = await newestGameTime();
+            if (closed) return;
+            const held = rows.filter((r) => r.time >= horizon);
+            if (held.length > 0) {
+              const heldTime = held[0]!.time;
+              if (pending?.time !== heldTime) pending = { time: heldTime, since: performance.now() };
+              const waited = performance.now() - pending.since;
+              if (waited < settleMs) {
+                rows = rows.filter((r) => r.time < horizon);
+                clearTimeout(settleTimer);
+                settleTimer = setTimeout(() => void pump(), Math.ceil(settleMs - waited) + 1);
+                settleTimer.unref();
+              }
             }
           }
           let text = '';
@@ -189,6 +200,8 @@ async function openStream<T extends { time: number; signature: string; event_ind
 /** Registers the two stream routes on the protected scope (auth and one request of the rate budget on open). */
 export function registerStreamRoutes(scope: FastifyInstance, deps: RouteDeps & { hub: StreamHub }): void {
   const { store, hub } = deps;
+  const newest = async (): Promise<number | undefined> =>
+    (await store.queries.settledGames({ orderBy: 'time', sorting: 'DESC', page: 0, itemsPerPage: 1, onlyJackpots: false })).results[0]?.time;
   const sse = { description: 'Server-Sent Events (text/event-stream)', content: { 'text/event-stream': { schema: { type: 'string' } } } };
 
   scope.get('/stream/settledGames', {
@@ -203,6 +216,7 @@ export function registerStreamRoutes(scope: FastifyInstance, deps: RouteDeps & {
     return openStream(request, reply, hub, {
       event: 'settledGame',
       kinds: keysetKinds('settledGames', 'time'),
+      newest,
       read: (after, limit, sorting) => store.queries.settledGames({ ...q, orderBy: 'time', sorting, page: 0, itemsPerPage: limit, after }),
       json: (g) => {
         const { event_index: _, ...out } = settledGameJson(g);
@@ -223,6 +237,7 @@ export function registerStreamRoutes(scope: FastifyInstance, deps: RouteDeps & {
     return openStream(request, reply, hub, {
       event: 'poolChange',
       kinds: keysetKinds('poolChanges'),
+      newest,
       read: (after, limit, sorting) => store.queries.poolChanges({ ...q, sorting, page: 0, itemsPerPage: limit, after }),
       json: (c) => {
         const { event_index: _, ...out } = poolChangeJson(c);
