@@ -82,7 +82,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(cors, {
     origin: '*',
     methods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
-    allowedHeaders: ['X-API-Key', 'Authorization', 'Content-Type'],
+    allowedHeaders: ['X-API-Key', 'Authorization', 'Content-Type', 'Last-Event-ID'],
     exposedHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'X-Request-Id'],
     maxAge: 600,
   });

@@ -203,12 +203,19 @@ export function registerStreamRoutes(scope: FastifyInstance, deps: RouteDeps & {
   const newest = async (): Promise<number | undefined> =>
     (await store.queries.settledGames({ orderBy: 'time', sorting: 'DESC', page: 0, itemsPerPage: 1, onlyJackpots: false })).results[0]?.time;
   const sse = { description: 'Server-Sent Events (text/event-stream)', content: { 'text/event-stream': { schema: { type: 'string' } } } };
+  const headers = {
+    type: 'object',
+    properties: {
+      'last-event-id': { type: 'string', maxLength: 512, description: 'Resume after this event: the `id` of the last event received (EventSource sends it on reconnect)' },
+    },
+  } as const;
 
   scope.get('/stream/settledGames', {
     schema: {
       tags: ['events'],
       summary: 'Live settled games (Server-Sent Events); Last-Event-ID resumes after an event',
       querystring: settledQuery.schema,
+      headers,
       response: { 200: sse, ...protectedErrors },
     },
   }, async (request, reply) => {
@@ -230,6 +237,7 @@ export function registerStreamRoutes(scope: FastifyInstance, deps: RouteDeps & {
       tags: ['events'],
       summary: 'Live deposits and withdrawals of one pool (Server-Sent Events); Last-Event-ID resumes after an event',
       querystring: poolChangesQuery.schema,
+      headers,
       response: { 200: sse, ...protectedErrors },
     },
   }, async (request, reply) => {
