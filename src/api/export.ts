@@ -6,7 +6,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  * CSV or NDJSON instead of one JSON page. The rows are read page by page through the store's
  * keyset (each page one store read, queued in the reader pool like any request's), and the next
  * page is read only when the socket has taken the previous one (a pull stream: backpressure), so
- * memory stays at one page whatever the row count, and other requests interleave with the pages.
+ * memory stays at one page whatever the row count, and other requests interleave with the pages
+ * (each later page takes a slot of the key's fair share: plugins/concurrency.ts).
  */
 
 /** An export format: `text/csv` (RFC 4180, header line first) or `application/x-ndjson` (one JSON object per line). */
@@ -90,13 +91,16 @@ export type PageReader<P> = (after: P | undefined) => Promise<{ rows: readonly o
  */
 export async function sendExport<P>(reply: FastifyReply, format: ExportFormat, columns: readonly string[], read: PageReader<P>, start?: P): Promise<Readable> {
   const first = await read(start);
+  // Later pages are read after the handler returned: each takes a slot of the key's fair share.
+  const slot = reply.request.storeSlot;
+  const later = (at: P) => (slot ? slot(() => read(at)) : read(at));
   async function* lines(): AsyncGenerator<string> {
     if (format === 'csv') yield `${columns.map(csvField).join(',')}\r\n`;
     let page = first;
     for (;;) {
       if (page.rows.length > 0) yield render(format, columns, page.rows);
       if (page.next === null) return;
-      page = await read(page.next);
+      page = await later(page.next);
     }
   }
   reply.header('content-type', `${CONTENT_TYPES[format]}; charset=utf-8`);

@@ -46,6 +46,11 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated key (set by the auth plugin on protected routes). */
     apiKey: ApiKeyRecord | null;
+    /**
+     * Runs a store read in a slot of the fair share (plugins/concurrency.ts), for reads made after
+     * the handler returned: an export's later pages, a live stream's reads. Null outside the protected scope.
+     */
+    storeSlot: (<T>(fn: () => Promise<T>) => Promise<T>) | null;
   }
   interface FastifyContextConfig {
     /** Route is reachable without an API key (docs/design.md §4: /health, /ready, docs). */

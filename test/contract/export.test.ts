@@ -181,3 +181,45 @@ describe('export of the other lists and series', () => {
     expectJson(daily, oracle.daily({ pool, days: 3 }), '/daily csv');
   });
 });
+
+describe('an export does not hold up other requests', () => {
+  it('a client that stops reading holds no store slot: other requests are answered meanwhile; the export then completes', async () => {
+    const { request } = await import('node:http');
+    const expected = oracle.settledGamesAll({ orderBy: 'time', sorting: 'DESC' }).length;
+    let received = '';
+    let paused: (() => void) | undefined;
+    const done = new Promise<void>((resolve, reject) => {
+      const req = request(`${app.baseUrl}/events/settledGames?format=ndjson`, { headers: { 'X-API-Key': app.key } }, (res) => {
+        expect(res.statusCode).toBe(200);
+        res.setEncoding('utf8');
+        res.once('data', (c: string) => {
+          received += c;
+          res.pause(); // the client stops reading: the server's writes back up
+          paused = () => {
+            res.on('data', (more: string) => (received += more));
+            res.resume();
+          };
+        });
+        res.on('end', resolve);
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    const until = Date.now() + 10_000;
+    while (paused === undefined && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+    expect(paused).toBeDefined();
+    await new Promise((r) => setTimeout(r, 300));
+    const other = await app.createKey({ tier: 'enterprise', rpm: 100_000, burst: 100_000 });
+    const started = Date.now();
+    for (let i = 0; i < 10; i++) {
+      const r = await fetch(`${app.baseUrl}/events/settledGames?itemsPerPage=50&page=${i}`, { headers: { 'X-API-Key': i % 2 ? other : app.key } });
+      expect(r.status).toBe(200);
+      await r.arrayBuffer();
+    }
+    expect(Date.now() - started).toBeLessThan(5000);
+    paused!();
+    await done;
+    expect(received.split('\n').filter(Boolean)).toHaveLength(expected);
+  });
+});

@@ -88,8 +88,11 @@ async function openStream<T extends { time: number; signature: string; event_ind
   /** The held-back newest second: its time (ms) and when it was first seen (performance.now()). */
   let pending: { time: number; since: number } | undefined;
   const res = reply.raw;
+  // Reads after the handler returned take a slot of the key's fair share each (plugins/concurrency.ts).
+  const slot = request.storeSlot;
+  const inSlot = <R>(fn: () => Promise<R>): Promise<R> => (slot ? slot(fn) : fn());
   /** Block time of the newest stored game (any filter), ms; -Infinity on an empty store. */
-  const newestGameTime = async (): Promise<number> => (await source.newest()) ?? Number.NEGATIVE_INFINITY;
+  const newestGameTime = async (): Promise<number> => (await inSlot(() => source.newest())) ?? Number.NEGATIVE_INFINITY;
 
   const handle = {
     wake: () => void pump(),
@@ -143,7 +146,7 @@ async function openStream<T extends { time: number; signature: string; event_ind
       do {
         again = false;
         for (;;) {
-          const page = await source.read(position, STREAM_PAGE_ROWS, 'ASC');
+          const page = await inSlot(() => source.read(position, STREAM_PAGE_ROWS, 'ASC'));
           if (closed) return;
           let rows = page.results;
           if (page.next === null && rows.length > 0) {
