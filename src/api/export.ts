@@ -13,9 +13,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 /** An export format: `text/csv` (RFC 4180, header line first) or `application/x-ndjson` (one JSON object per line). */
 export type ExportFormat = 'csv' | 'ndjson';
 
-/** The values of the `format` parameter (docs/design.md §10); `json` is the ordinary answer. */
-export const FORMATS = ['json', 'csv', 'ndjson'] as const;
-
 /** Content types of the formats; the `Accept` header names the same types. */
 const CONTENT_TYPES: Record<ExportFormat | 'json', string> = {
   json: 'application/json',
