@@ -187,6 +187,12 @@ describe('live streams', () => {
     }
   });
 
+  it('HEAD answers the stream headers and ends', async () => {
+    const r = await fetch(`${app.baseUrl}/stream/settledGames`, { method: 'HEAD', headers: { 'X-API-Key': app.key }, signal: AbortSignal.timeout(5000) });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toContain('text/event-stream');
+  });
+
   it('a bad Last-Event-ID is a 400 naming it; a missing pool too', async () => {
     const bad = await fetch(`${app.baseUrl}/stream/settledGames`, { headers: { 'X-API-Key': app.key, 'Last-Event-ID': 'nope' } });
     expect(bad.status).toBe(400);

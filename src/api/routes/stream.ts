@@ -78,6 +78,13 @@ async function openStream<T extends { time: number; signature: string; event_ind
     position = top === undefined ? undefined : { values: keyOf(top) };
   }
 
+  if (request.method === 'HEAD') {
+    // The headers of a stream and no body: nothing is held open.
+    reply.hijack();
+    reply.raw.writeHead(200, streamHeaders(reply));
+    reply.raw.end();
+    return reply;
+  }
   const key = request.apiKey?.id ?? request.ip;
   const { heartbeatMs, settleMs } = hub.options;
   let closed = false;
