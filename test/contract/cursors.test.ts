@@ -70,6 +70,15 @@ describe('GET /players with cursor', () => {
     const wrong = await c.get('/players', { sortBy: 'usd_profit', limit: 5, cursor: first.body.nextCursor });
     expect(wrong.status).toBe(400);
     expect(wrong.body.error).toContain("'cursor'");
+    // Crafted cursors of the right shape but no number as the sort value: 400, never a store error.
+    for (const k of [['abc', 'x'], ['1e999', 'x'], ['NaN', 'x'], ['1; drop', 'x']]) {
+      const crafted = Buffer.from(JSON.stringify({ o: 'usd_volume', s: 'DESC', k })).toString('base64url');
+      for (const q of [{}, { token: c.fixture.tokens.SOL }, { startTime: c.fixture.nowMs - 86_400_000 }]) {
+        const r = await c.get('/players', { sortBy: 'usd_volume', ...q, cursor: crafted });
+        expect(r.status, JSON.stringify(k)).toBe(400);
+        expect(r.body.error).toContain("'cursor'");
+      }
+    }
     const garbage = await c.get('/players', { cursor: 'bm90IGEgY3Vyc29y' });
     expect(garbage.status).toBe(400);
     expect(garbage.body.error).toContain("'cursor'");

@@ -47,6 +47,9 @@ const leaderboardEntry = obj({
   last_play: ms('Last game'),
 });
 
+/** Decimal text of a sort value in a /players cursor (a double's or PostgreSQL numeric's text form). */
+const DECIMAL = /^-?\d+(\.\d+)?(e[+-]?\d+)?$/i;
+
 const nextCursorSchema = { type: ['string', 'null'], description: 'Cursor of the next page (pass as `cursor`); null at the end' } as const;
 
 const statsQuery = queryOf({ creator: PARAMS.creator, startTime: PARAMS.startTime });
@@ -113,6 +116,11 @@ export function registerPlayerRoutes(scope: FastifyInstance, deps: RouteDeps): v
     }
     // Always descending: the cursor carries sortBy and DESC.
     const after = cursor === undefined ? undefined : decodeCursor(cursor, q.sortBy, 'DESC', keysetKinds('players'));
+    // The sort value travels as decimal text (exact on PostgreSQL): anything else is not one of our cursors.
+    const sortText = after?.values[0] as string | undefined;
+    if (sortText !== undefined && (!DECIMAL.test(sortText) || !Number.isFinite(Number(sortText)))) {
+      throw invalidParameter('cursor', 'must be a nextCursor value returned by this endpoint');
+    }
     const format = exportFormat(request);
     if (format !== undefined) {
       // Every matching player (limit and offset do not apply), 1000 per store read.
