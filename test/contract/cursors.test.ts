@@ -122,3 +122,24 @@ describe('GET /tokens with limit and cursor', () => {
     }
   });
 });
+
+describe('crafted cursors are a 400, never a store error', () => {
+  it('non-integer or huge values for integer keys (/events/settledGames, /pools plays|created_time)', async () => {
+    const enc = (o: string, s: string, k: unknown[]) => Buffer.from(JSON.stringify({ o, s, k })).toString('base64url');
+    for (const k of [[1e300, 'x', 0], [1.5, 'x', 0], [1, 'x', 0.5], [-1, 'x', 1e20]]) {
+      const r = await c.get('/events/settledGames', { cursor: enc('time', 'DESC', k) });
+      expect(r.status, JSON.stringify(k)).toBe(400);
+      expect(r.body.error).toContain("'cursor'");
+    }
+    for (const sortBy of ['plays', 'created_time']) {
+      for (const k of [[1e300, 'x'], [1.5, 'x']]) {
+        const r = await c.get('/pools', { sortBy, cursor: enc(sortBy, 'DESC', k) });
+        expect(r.status, `${sortBy} ${JSON.stringify(k)}`).toBe(400);
+      }
+    }
+    for (const k of [[1e300, 'x'], [1.5, 'x']]) {
+      expect((await c.get('/platforms', { cursor: enc('usd_volume', 'DESC', k) })).status).toBe(200);
+      expect((await c.get('/tokens', { cursor: enc('usd_volume', 'DESC', k) })).status).toBe(200);
+    }
+  });
+});

@@ -90,6 +90,10 @@ export function registerPoolRoutes(scope: FastifyInstance, deps: RouteDeps): voi
     const { cursor, format: _, ...q } = poolsQuery.parse(request.query);
     // Always descending: the cursor carries sortBy and DESC.
     const after = cursor === undefined ? undefined : decodeCursor(cursor, q.sortBy, 'DESC', keysetKinds('pools'));
+    // plays and created_time are integer columns: a crafted fractional or huge value is refused here, not by the database.
+    if (after !== undefined && (q.sortBy === 'plays' || q.sortBy === 'created_time') && !Number.isSafeInteger(after.values[0])) {
+      throw invalidParameter('cursor', 'must be a nextCursor value returned by this endpoint');
+    }
     const format = exportFormat(request);
     if (format !== undefined) {
       return sendExport<KeysetPosition>(reply, format, POOL_COLUMNS, async (at) => {
