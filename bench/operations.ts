@@ -76,7 +76,7 @@ export function operations(m: DatasetMeta): Operation[] {
     { name: 'settledGames creator usd_profit ASC', path: (i) => q('/events/settledGames', { creator: creator(i), orderBy: 'usd_profit', sorting: 'ASC' }) },
     { name: 'settledGames pool+token multiplier', path: (i) => q('/events/settledGames', { pool: pool(i), token: m.poolToken[pool(i)], orderBy: 'multiplier', page: i % 20 }) },
     { name: 'poolChanges', path: (i) => q('/events/poolChanges', { pool: pool(i), itemsPerPage: 1 + (i % 100) }) },
-    // Exports (docs/design.md §10): every matching row, so bounded filters (one player's games, a
+    // Exports (docs/design.md §11): every matching row, so bounded filters (one player's games, a
     // player leaderboard walked by cursor pages); whole-history exports are not request-sized.
     { name: 'settledGames user ndjson export', path: (i) => q('/events/settledGames', { user: user(i), format: 'ndjson' }) },
     { name: 'players creator cursor page', path: (i) => q('/players', { creator: creator(i), limit: 100 }) },

@@ -70,7 +70,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   registerErrorHandling(app, clock);
   registerUrlLimit(app, httpLimits);
   registerSecurityHeaders(app);
-  // br/gzip for answers ≥ 1 KB (docs/design.md §10); appended to every route's onSend, after the cache's.
+  // br/gzip for answers ≥ 1 KB (docs/design.md §11); appended to every route's onSend, after the cache's.
   registerCompression(app);
 
   app.addHook('onRequest', (request, reply, done) => {
@@ -98,7 +98,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   if (unsubscribe) app.addHook('onClose', async () => unsubscribe());
   const generation = () => store.generation() + commitsHeard;
   const routeDeps: RouteDeps = { store, sync, clock, generation, statusCountsTtlMs };
-  // Live streams (docs/design.md §10): woken by the indexer's commits, or polling without them.
+  // Live streams (docs/design.md §11): woken by the indexer's commits, or polling without them.
   // preClose: open streams end before the server waits for its requests, so shutdown never hangs on one.
   const hub = createStreamHub({ store, events, options: options.stream, logger: common.logger });
   app.addHook('preClose', async () => hub.closeAll());

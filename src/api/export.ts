@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
- * Exports (docs/design.md §10): every list and series answers, on request, every matching row as
+ * Exports (docs/design.md §11): every list and series answers, on request, every matching row as
  * CSV or NDJSON instead of one JSON page. The rows are read page by page through the store's
  * keyset (each page one store read, queued in the reader pool like any request's), and the next
  * page is read only when the socket has taken the previous one (a pull stream: backpressure), so

@@ -127,7 +127,7 @@ export const PARAMS = {
   format: param<TSchema, 'json' | 'csv' | 'ndjson', false>(
     Type.Enum(['json', 'csv', 'ndjson'], {
       type: 'string',
-      description: 'Answer format (docs/design.md §10): json (default; one page), csv or ndjson (every matching row, streamed). Wins over the Accept header (text/csv, application/x-ndjson).',
+      description: 'Answer format (docs/design.md §11): json (default; one page), csv or ndjson (every matching row, streamed). Wins over the Accept header (text/csv, application/x-ndjson).',
     }),
     'must be one of json, csv, ndjson',
     false,

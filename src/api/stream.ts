@@ -3,7 +3,7 @@ import type { IndexerEvents } from '../ingest/index.js';
 import type { Store } from '../store/index.js';
 
 /**
- * Live streams' shared side (docs/design.md §10 "Live streams"): which open streams each key
+ * Live streams' shared side (docs/design.md §11 "Live streams"): which open streams each key
  * holds (the per-key cap), and when they should look at the store again. Each stream reads the
  * store after its last delivered position whenever it is woken, so what it delivers is what the
  * store holds, in keyset order, with no gap and no duplicate, however it was woken:
@@ -31,7 +31,7 @@ export interface StreamOptions {
   settleMs: number;
 }
 
-/** Defaults of StreamOptions (docs/design.md §10). */
+/** Defaults of StreamOptions (docs/design.md §11). */
 export const DEFAULT_STREAM_OPTIONS: StreamOptions = { heartbeatMs: 15_000, maxPerKey: 5, pollMs: 1000, settleMs: 5000 };
 
 /** One open stream as the hub knows it: wake it (read the store again), end it (shutdown). */

@@ -54,9 +54,9 @@ export interface Config {
   metricsPort: number | undefined;
   /** Response cache TTL in ms (docs/design.md §5: ≤ 30 s). */
   cacheTtlMs: number;
-  /** Live streams: heartbeat comment interval, ms (STREAM_HEARTBEAT_MS; docs/design.md §10). */
+  /** Live streams: heartbeat comment interval, ms (STREAM_HEARTBEAT_MS; docs/design.md §11). */
   streamHeartbeatMs: number;
-  /** Live streams: open streams per API key in one API process (STREAM_MAX_PER_KEY; docs/design.md §10). */
+  /** Live streams: open streams per API key in one API process (STREAM_MAX_PER_KEY; docs/design.md §11). */
   streamMaxPerKey: number;
   /** STORE_READERS: reader threads of the API's SQLite store (docs/architecture.md "Reader pool"; default 2). */
   storeReaders: number;

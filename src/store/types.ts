@@ -240,7 +240,7 @@ export interface Page<T> {
 /** GET /events/poolChanges: one pool, a page or keyset position. */
 export interface PoolChangesQuery extends Paging {
   pool: string;
-  /** Direction of (time, signature, event index): DESC (newest first, the default: /events/poolChanges) or ASC (the live stream, docs/design.md §10). */
+  /** Direction of (time, signature, event index): DESC (newest first, the default: /events/poolChanges) or ASC (the live stream, docs/design.md §11). */
   sorting?: SortDirection;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Compression (docs/design.md §10): br and gzip bodies decode to exactly the identity answer;
+ * Compression (docs/design.md §11): br and gzip bodies decode to exactly the identity answer;
  * answers under 1 KB go uncompressed; the response cache keeps and serves its compressed form
  * again (same bytes, same per-encoding ETag, 304 on it); every answer says Vary: Accept-Encoding;
  * exports stream compressed. Raw node:http requests: fetch would negotiate and decode by itself.

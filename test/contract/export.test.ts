@@ -1,5 +1,5 @@
 /**
- * Exports (docs/design.md §10): `Accept: text/csv` / `application/x-ndjson` or `format=csv|ndjson`
+ * Exports (docs/design.md §11): `Accept: text/csv` / `application/x-ndjson` or `format=csv|ndjson`
  * answer every matching row, streamed through keyset pages. Checked against the brute-force oracle
  * over a fixture of ~20k games loaded through the write path: row count, exact token sums, USD sums,
  * every row; NDJSON and CSV parse; a cursor starts the export after its row.

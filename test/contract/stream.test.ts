@@ -1,5 +1,5 @@
 /**
- * Live streams (docs/design.md §10): SSE of /stream/settledGames and /stream/poolChanges over a
+ * Live streams (docs/design.md §11): SSE of /stream/settledGames and /stream/poolChanges over a
  * store the write path fills while clients listen, the indexer's commits announced as indexer
  * events (as `serve` relays them) or, without them, found by polling. What arrives is compared with
  * the brute-force oracle over the same fixture: every event indexed after connect, in order, with

@@ -1,5 +1,5 @@
 /**
- * Live streams end to end (docs/design.md §10): the chain simulator produces games, the indexer
+ * Live streams end to end (docs/design.md §11): the chain simulator produces games, the indexer
  * tails them into the store; `/stream/settledGames` delivers the games indexed after connect —
  * woken by the indexer's commits (announced as `serve` relays them: src/cli/indexer-link.ts
  * announceCommits) or, without them, by polling. A client that drops and reconnects with

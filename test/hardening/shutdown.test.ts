@@ -78,7 +78,7 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('%s', (signal) => {
           ...bytesOf(body),
         ], { gapMs: 40, waitMs: 15_000 });
         const stalled = rawExchange(url, bytesOf(`GET /status HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n`).slice(0, 20), { gapMs: 10, waitMs: 15_000 });
-        // Two open live streams (docs/design.md §10): they must end cleanly, not hold the exit.
+        // Two open live streams (docs/design.md §11): they must end cleanly, not hold the exit.
         const streams = await Promise.all(
           [0, 1].map(async () => {
             const res = await get('/stream/settledGames');

@@ -95,7 +95,7 @@ async function runEveryRead(): Promise<void> {
       if (page.next) await q.players({ ...fl, sortBy, limit: 10, offset: 0, after: page.next });
     }
   }
-  // Live streams (docs/design.md §10): pool changes ascending after a position.
+  // Live streams (docs/design.md §11): pool changes ascending after a position.
   const changes = await q.poolChanges({ pool: f.pools.SOL_A, itemsPerPage: 3, page: 0, sorting: 'ASC' });
   if (changes.next) await q.poolChanges({ pool: f.pools.SOL_A, itemsPerPage: 3, page: 0, sorting: 'ASC', after: changes.next });
   await q.platforms({ limit: 3, days: 30, sortBy: 'usd_volume', now, after: { values: [1, f.creators[0]!] } });

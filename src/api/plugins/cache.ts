@@ -26,7 +26,7 @@ interface Entry {
   /** The body's bytes, encoded once: a hit writes them as they are. */
   body: Buffer;
   etag: string;
-  /** Compressed forms (docs/design.md §10), each made once, on the first request accepting it, and kept with the entry. */
+  /** Compressed forms (docs/design.md §11), each made once, on the first request accepting it, and kept with the entry. */
   compressed: Partial<Record<Encoding, Variant>>;
   contentType: string;
   storedAt: number;
@@ -167,7 +167,7 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
 
   // Route level, so it runs after the scope's onRequest hooks (auth, then rate limit).
   const byTarget: onRequestHookHandler = (request, reply, done) => {
-    // Exports (CSV/NDJSON, docs/design.md §10) are streamed, never cached; the Accept header picks them, so the URL alone does not tell.
+    // Exports (CSV/NDJSON, docs/design.md §11) are streamed, never cached; the Accept header picks them, so the URL alone does not tell.
     if (request.headers.accept !== undefined && exportFormat(request) !== undefined) return done();
     const key = targets.get(request.url);
     const gen = key === undefined ? 0 : generation();

@@ -4,7 +4,7 @@ import { brotliCompress, brotliCompressSync, constants, createBrotliCompress, cr
 import type { FastifyInstance, FastifyReply, onSendHookHandler } from 'fastify';
 
 /**
- * Response compression (docs/design.md §10 "Compression"): br or gzip for answers of at least
+ * Response compression (docs/design.md §11 "Compression"): br or gzip for answers of at least
  * COMPRESS_MIN_BYTES when the client's Accept-Encoding allows it; exports are compressed as they
  * stream. Written on node:zlib rather than @fastify/compress because the response cache must keep
  * each encoding it has produced (plugins/cache.ts compresses an entry once per encoding and serves
@@ -14,10 +14,10 @@ import type { FastifyInstance, FastifyReply, onSendHookHandler } from 'fastify';
 /** A content coding we produce (RFC 9110 §8.4.1): Brotli (RFC 7932) or gzip. */
 export type Encoding = 'br' | 'gzip';
 
-/** Smallest body compressed, bytes: below ~1 KB the saving does not pay for the work and the header (docs/design.md §10). */
+/** Smallest body compressed, bytes: below ~1 KB the saving does not pay for the work and the header (docs/design.md §11). */
 export const COMPRESS_MIN_BYTES = 1024;
 
-/** `Vary` of every answer: the body depends on Accept-Encoding (compression) and Accept (exports, docs/design.md §10). */
+/** `Vary` of every answer: the body depends on Accept-Encoding (compression) and Accept (exports, docs/design.md §11). */
 export const VARY = 'Accept-Encoding, Accept';
 
 /**

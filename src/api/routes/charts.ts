@@ -11,7 +11,7 @@ const daoPoint = obj({ date: dateString, dao_fees_usd: usd('Σ gamba (DAO) fees 
 const playsQuery = queryOf({ days: PARAMS.chartDays, format: PARAMS.format });
 const chartQuery = queryOf({ days: PARAMS.chartDays, creator: PARAMS.creator, format: PARAMS.format });
 
-/** A series answer `{ data }`, or its export (docs/design.md §10) with `columns` when the request asks for one. */
+/** A series answer `{ data }`, or its export (docs/design.md §11) with `columns` when the request asks for one. */
 async function series(request: FastifyRequest, reply: FastifyReply, columns: readonly string[], data: readonly object[]) {
   const format = exportFormat(request);
   return format === undefined ? { data } : sendExport(reply, format, columns, oneShot(data));

@@ -52,9 +52,9 @@ const settledQuery = queryOf({
 });
 const poolChangesQuery = queryOf({ pool: PARAMS.poolRequired, ...paging, format: PARAMS.format });
 
-/** Export columns of /events/settledGames (docs/design.md §10), in order. */
+/** Export columns of /events/settledGames (docs/design.md §11), in order. */
 export const SETTLED_GAME_COLUMNS = ['signature', 'time', 'user', 'creator', 'token', 'pool', 'wager', 'payout', 'jackpot', 'profit', 'multiplier', 'usd_wager', 'usd_profit'] as const;
-/** Export columns of /events/poolChanges (docs/design.md §10), in order. */
+/** Export columns of /events/poolChanges (docs/design.md §11), in order. */
 export const POOL_CHANGE_COLUMNS = ['signature', 'time', 'action', 'user', 'pool', 'token', 'amount', 'post_liquidity', 'lp_supply', 'usd_amount'] as const;
 
 /** A settled game as JSON: token amounts as integer strings (exact). */

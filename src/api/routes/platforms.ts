@@ -33,7 +33,7 @@ const platformsQuery = queryOf({ limit: PARAMS.platformsLimit, days: PARAMS.plat
 const byPoolQuery = queryOf({ pool: PARAMS.poolRequired, format: PARAMS.format });
 const tokensQuery = queryOf({ creator: PARAMS.creator, limit: PARAMS.tokensLimit, cursor: PARAMS.listCursor, format: PARAMS.format });
 
-/** Export columns (docs/design.md §10), in order. */
+/** Export columns (docs/design.md §11), in order. */
 const PLATFORM_COLUMNS = ['creator', 'usd_volume', 'usd_revenue', 'plays', 'unique_players', 'last_activity'] as const;
 const BY_POOL_COLUMNS = ['creator', 'volume', 'usd_volume', 'plays'] as const;
 const TOKEN_COLUMNS = ['token', 'plays', 'volume', 'usd_volume'] as const;

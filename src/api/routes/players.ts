@@ -66,7 +66,7 @@ const playersQuery = queryOf({
   format: PARAMS.format,
 });
 
-/** Export columns of /players (docs/design.md §10), in order. */
+/** Export columns of /players (docs/design.md §11), in order. */
 const PLAYER_COLUMNS = ['user', 'total_plays', 'usd_volume', 'usd_profit', 'token_volume', 'token_profit', 'biggest_win_usd', 'last_play'] as const;
 
 /** A leaderboard row as JSON: token sums as integer strings (exact) or null. */

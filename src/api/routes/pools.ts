@@ -10,7 +10,7 @@ import type { RouteDeps } from '../types.js';
 const poolOnlyQuery = queryOf({ pool: PARAMS.poolRequired });
 const ratioQuery = queryOf({ pool: PARAMS.poolRequired, format: PARAMS.format });
 
-/** Export columns (docs/design.md §10), in order. */
+/** Export columns (docs/design.md §11), in order. */
 const POOL_COLUMNS = ['pool', 'token', 'authority', 'created_time', 'liquidity', 'lp_supply', 'lp_price', 'tvl_usd', 'plays', 'volume', 'usd_volume', 'pool_fees', 'pool_fees_usd', 'house_pnl', 'house_pnl_usd', 'last_activity'] as const;
 const RATIO_COLUMNS = ['time', 'pool_liquidity', 'lp_supply', 'ratio'] as const;
 const DAILY_COLUMNS = ['date', 'volume', 'volume_usd', 'plays'] as const;

@@ -10,7 +10,7 @@ import type { RouteDeps } from '../types.js';
 import { poolChangeJson, settledGameJson } from './events.js';
 
 /**
- * `GET /stream/settledGames` and `GET /stream/poolChanges` (docs/design.md §10 "Live streams"):
+ * `GET /stream/settledGames` and `GET /stream/poolChanges` (docs/design.md §11 "Live streams"):
  * Server-Sent Events of the events the store holds after a position, in keyset order (time,
  * signature, event index ascending), with the lists' filters. Each event's `id` is its keyset
  * position (the opaque cursor text of the ascending time ordering); a client reconnecting with
