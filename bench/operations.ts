@@ -84,6 +84,10 @@ export function operations(m: DatasetMeta): Operation[] {
     { name: 'settledGames creator usd_profit ASC', path: (i) => q('/events/settledGames', { creator: creator(i), orderBy: 'usd_profit', sorting: 'ASC' }) },
     { name: 'settledGames pool+token multiplier', path: (i) => q('/events/settledGames', { pool: pool(i), token: m.poolToken[pool(i)], orderBy: 'multiplier', page: i % 20 }) },
     { name: 'poolChanges', path: (i) => q('/events/poolChanges', { pool: pool(i), itemsPerPage: 1 + (i % 100) }) },
+    // Exports (docs/design.md §11): every matching row, so bounded filters (one player's games, a
+    // player leaderboard walked by cursor pages); whole-history exports are not request-sized.
+    { name: 'settledGames user ndjson export', path: (i) => q('/events/settledGames', { user: user(i), format: 'ndjson' }) },
+    { name: 'players creator cursor page', path: (i) => q('/players', { creator: creator(i), limit: 100 }) },
     { name: 'platforms', path: (i) => q('/platforms', { days: 1 + (i % 365), sortBy: i % 2 ? 'usd_revenue' : 'usd_volume' }) },
     { name: 'platforms-by-pool', path: (i) => q('/platforms-by-pool', { pool: pool(i) }) },
     { name: 'tokens creator', path: (i) => q('/tokens', { creator: creator(i) }) },

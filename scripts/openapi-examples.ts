@@ -59,6 +59,8 @@ try {
   const ops: { id: string; method: string; path: string; required: string[] }[] = [];
   for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
     for (const [method, op] of Object.entries<any>(item)) {
+      // Live streams (text/event-stream) never end: they have no JSON answer to record.
+      if (op.responses?.['200']?.content?.['application/json'] === undefined) continue;
       const required = ((op.parameters ?? []) as { in: string; name: string; required?: boolean }[]).filter((p) => p.in === 'query' && p.required).map((p) => p.name);
       ops.push({ id: op.operationId, method: method.toUpperCase(), path, required });
     }

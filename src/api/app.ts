@@ -10,6 +10,7 @@ import { registerOpenApi } from './plugins/openapi.js';
 import { registerSecurityHeaders } from './plugins/security.js';
 import { registerResponseCache } from './plugins/cache.js';
 import { INDEXED_SLOT_HEADER, INDEXED_TIME_HEADER, registerFreshnessHeaders, reusedFreshness } from './plugins/freshness.js';
+import { registerCompression } from './plugins/compression.js';
 import { registerHttpMetrics } from './plugins/http-metrics.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
 import { registerKeyUse } from './plugins/key-use.js';
@@ -26,6 +27,8 @@ import { registerPlatformRoutes } from './routes/platforms.js';
 import { registerPlayerRoutes } from './routes/players.js';
 import { registerPoolRoutes } from './routes/pools.js';
 import { registerStatusRoutes } from './routes/status.js';
+import { registerStreamRoutes } from './routes/stream.js';
+import { createStreamHub } from './stream.js';
 import { errorSchema } from './schemas.js';
 import type { ApiDeps, RouteDeps } from './types.js';
 import type { Scope } from '../store/index.js';
@@ -76,6 +79,8 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   registerErrorHandling(app, clock);
   registerUrlLimit(app, httpLimits);
   registerSecurityHeaders(app);
+  // br/gzip for answers ≥ 1 KB (docs/design.md §11); appended to every route's onSend, after the cache's.
+  registerCompression(app);
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
@@ -86,7 +91,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(cors, {
     origin: '*',
     methods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
-    allowedHeaders: ['X-API-Key', 'Authorization', 'Content-Type'],
+    allowedHeaders: ['X-API-Key', 'Authorization', 'Content-Type', 'Last-Event-ID'],
     exposedHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'X-Request-Id', 'ETag', 'X-Indexed-Slot', 'X-Indexed-Time'],
     maxAge: 600,
   });
@@ -107,6 +112,10 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   if (unsubscribe) app.addHook('onClose', async () => unsubscribe());
   const generation = () => store.generation() + commitsHeard;
   const routeDeps: RouteDeps = { store, sync, clock, generation, statusCountsTtlMs };
+  // Live streams (docs/design.md §11): woken by the indexer's commits, or polling without them.
+  // preClose: open streams end before the server waits for its requests, so shutdown never hangs on one.
+  const hub = createStreamHub({ store, events, options: options.stream, logger: common.logger });
+  app.addHook('preClose', async () => hub.closeAll());
 
   /** Registers `routes` at the root and again under /v1, hidden from the OpenAPI document (docs/design.md §4 "Versioning"). */
   const withAlias = async (scope: FastifyInstance, routes: (s: FastifyInstance) => void): Promise<void> => {
@@ -146,6 +155,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
       registerPoolRoutes(s, routeDeps);
       registerChartRoutes(s, routeDeps);
       registerHouseRoutes(s, routeDeps);
+      registerStreamRoutes(s, { ...routeDeps, hub });
     });
   });
 

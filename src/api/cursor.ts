@@ -3,7 +3,7 @@ import { invalidParameter } from './errors.js';
 
 /**
  * Keyset cursors (docs/design.md §4 cursor extension): the opaque `cursor` / `nextCursor` text of
- * `/events/settledGames`, `/events/poolChanges` and `/pools` is base64url JSON `{ o, s, k }` of the
+ * `/events/settledGames`, `/events/poolChanges`, `/pools`, `/players`, `/platforms` and `/tokens` is base64url JSON `{ o, s, k }` of the
  * ordering (`o`: orderBy or sortBy; `poolChanges` uses `time`), the direction (`s`) and the last row's
  * key values (`k`, the store's KeysetPosition). Opaque to clients; stable while new games arrive.
  */

@@ -21,6 +21,7 @@ export const ERROR_CODES = {
   URI_TOO_LONG: { status: 414, message: 'Request URL too long' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported content type' },
   RATE_LIMITED: { status: 429, message: 'Rate limit exceeded' },
+  TOO_MANY_STREAMS: { status: 429, message: 'Too many open streams for this API key' },
   HEADERS_TOO_LARGE: { status: 431, message: 'Request headers too large' },
   INTERNAL_ERROR: { status: 500, message: 'Internal server error' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'Service temporarily unavailable' },

@@ -35,16 +35,6 @@ export const OPENAPI_EXAMPLES: RecordedExamples = {
         "skipped": {}
       }
     },
-    "postSync": {
-      "success": true,
-      "data": {
-        "syncing": true,
-        "alreadyRunning": false,
-        "startedAt": "2026-01-15T13:27:41.000Z",
-        "passId": "idle_1",
-        "scheduled": false
-      }
-    },
     "getStats": {
       "players": 156,
       "usd_volume": 4350217425.410428,
@@ -89,7 +79,8 @@ export const OPENAPI_EXAMPLES: RecordedExamples = {
           "last_play": 1768407060000
         }
       ],
-      "total": 156
+      "total": 156,
+      "nextCursor": "eyJvIjoidXNkX3Byb2ZpdCIsInMiOiJERVNDIiwiayI6WyIxNTQxLjUxODAyNjM2MTUwMzkiLCI5aUxXbm91M3ZZUU5RRUs3VTRURHRoOFZqeE00QnFSOEFQSFZmNVJwQWtyNyJdfQ"
     },
     "getEventsSettledGames": {
       "results": [
@@ -175,7 +166,8 @@ export const OPENAPI_EXAMPLES: RecordedExamples = {
           "unique_players": 14,
           "last_activity": 1768483360000
         }
-      ]
+      ],
+      "nextCursor": null
     },
     "getPlatformsByPool": {
       "results": [
@@ -207,7 +199,8 @@ export const OPENAPI_EXAMPLES: RecordedExamples = {
           "volume": "184376568946",
           "usd_volume": 26320.802733331624
         }
-      ]
+      ],
+      "nextCursor": null
     },
     "getPools": {
       "results": [
@@ -477,7 +470,7 @@ export const OPENAPI_EXAMPLES: RecordedExamples = {
     },
     "getUsage": {
       "key": {
-        "id": "key_1e703a7b1a360598",
+        "id": "key_aa17ae7a1b1821e4",
         "name": "examples",
         "tier": "standard",
         "scopes": [
@@ -490,13 +483,13 @@ export const OPENAPI_EXAMPLES: RecordedExamples = {
       "bucket": {
         "rpm": 100,
         "burst": 200,
-        "remaining": 177,
+        "remaining": 178,
         "resetAt": 1768483675,
         "policy": "\"standard\";q=200;w=120"
       },
       "today": {
         "date": "2026-01-15",
-        "total": 23,
+        "total": 22,
         "operations": {
           "getChartDailyUsd": 1,
           "getChartDaoUsd": 1,
@@ -519,8 +512,7 @@ export const OPENAPI_EXAMPLES: RecordedExamples = {
           "getStatus": 1,
           "getSyncStatus": 1,
           "getTokens": 1,
-          "getTotal": 1,
-          "postSync": 1
+          "getTotal": 1
         }
       }
     }

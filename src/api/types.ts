@@ -6,6 +6,7 @@ import type { BucketLimits, RateLimiter } from '../ratelimit/index.js';
 import type { ApiKeyRecord, Scope, Store } from '../store/index.js';
 import type { ConcurrencyLimits } from './plugins/concurrency.js';
 import type { HttpLimits } from './plugins/limits.js';
+import type { StreamOptions } from './stream.js';
 
 /** Optional settings of buildApp; every field has a default. */
 export interface ApiOptions {
@@ -23,6 +24,8 @@ export interface ApiOptions {
   publicUrl?: string;
   /** Fair share of the store's slots, global and per key (defaults: defaultConcurrencyLimits(store.slots)). */
   concurrency?: Partial<ConcurrencyLimits>;
+  /** Live streams: heartbeat, per-key cap, poll interval, settle time (stream.ts DEFAULT_STREAM_OPTIONS). */
+  stream?: Partial<StreamOptions>;
 }
 
 /** What buildApp needs (docs/architecture.md convention 1): the common bag, the store, keys, limiter, sync controller. */
@@ -45,6 +48,11 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated key (set by the auth plugin on protected routes). */
     apiKey: ApiKeyRecord | null;
+    /**
+     * Runs a store read in a slot of the fair share (plugins/concurrency.ts), for reads made after
+     * the handler returned: an export's later pages, a live stream's reads. Null outside the protected scope.
+     */
+    storeSlot: (<T>(fn: () => Promise<T>) => Promise<T>) | null;
   }
   interface FastifyContextConfig {
     /** Route is reachable without an API key (docs/design.md §4: /health, /ready, docs). */

@@ -64,6 +64,10 @@ export interface Config {
   metricsPort: number | undefined;
   /** Response cache TTL in ms (docs/design.md §5: ≤ 30 s). */
   cacheTtlMs: number;
+  /** Live streams: heartbeat comment interval, ms (STREAM_HEARTBEAT_MS; docs/design.md §11). */
+  streamHeartbeatMs: number;
+  /** Live streams: open streams per API key in one API process (STREAM_MAX_PER_KEY; docs/design.md §11). */
+  streamMaxPerKey: number;
   /** STORE_READERS: reader threads of the API's SQLite store (docs/architecture.md "Reader pool"; default 2). */
   storeReaders: number;
   /** STORE_TIMEOUT_MS: deadline of one store read by the API and /ready, ms (docs/hardening.md "Store deadline"; default 2000). */
@@ -181,6 +185,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     rateLimitOnRedisError: oneOf(env, 'RATE_LIMIT_ON_REDIS_ERROR', ['closed', 'open'] as const, 'closed'),
     metricsPort: metricsPortRaw ? int(env, 'METRICS_PORT', 0, 1, 65535) : undefined,
     cacheTtlMs: int(env, 'CACHE_TTL_MS', 5000, 0, 30_000),
+    streamHeartbeatMs: int(env, 'STREAM_HEARTBEAT_MS', 15_000, 1000, 120_000),
+    streamMaxPerKey: int(env, 'STREAM_MAX_PER_KEY', 5, 1, 1000),
     storeReaders: int(env, 'STORE_READERS', 2, 1, 64),
     storeTimeoutMs: int(env, 'STORE_TIMEOUT_MS', 2000, 100, 600_000),
     ...overrides,

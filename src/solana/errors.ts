@@ -52,7 +52,7 @@ export function httpError(method: string, status: number, body: string, retryAft
 }
 
 /**
- * Parses `Retry-After` (delta seconds or HTTP date, RFC 9110 §10.2.3) into a wait in ms;
+ * Parses `Retry-After` (delta seconds or HTTP date, RFC 9110 §11.2.3) into a wait in ms;
  * undefined when absent/invalid. `nowMs`: the caller's clock (Unix ms), what an HTTP date is measured from.
  */
 export function parseRetryAfter(value: string | null, nowMs: number): number | undefined {

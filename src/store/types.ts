@@ -184,6 +184,8 @@ export interface PlayersQuery {
   startTime?: number | undefined;
   /** Keep games with time < endTime (ms). */
   endTime?: number | undefined;
+  /** Keyset position (key: the sort value as text, then the player; keyset.ts `keysetKinds('players')`); when set, `offset` is ignored. */
+  after?: KeysetPosition;
 }
 
 /** One /players row: USD sums, token sums in the smallest unit (or null), last game Unix ms. */
@@ -203,6 +205,8 @@ export interface LeaderboardEntry {
 export interface PlayersResult {
   results: LeaderboardEntry[];
   total: number;
+  /** Key of the page's last row when more rows follow (pass as `after`); null at the end. */
+  next: KeysetPosition | null;
 }
 
 /** /events/settledGames ordering keys; ties broken by time, signature, event index (src/store/queries/keyset.ts). */
@@ -236,6 +240,8 @@ export interface SettledGame {
   jackpot: bigint;
   multiplier: number;
   time: number;
+  /** Index of the event among its transaction's events: the keyset's last tie-breaker (src/store/queries/keyset.ts); not an API field. */
+  event_index: number;
 }
 
 /** One page of an event listing. */
@@ -249,6 +255,8 @@ export interface Page<T> {
 /** GET /events/poolChanges: one pool, a page or keyset position. */
 export interface PoolChangesQuery extends Paging {
   pool: string;
+  /** Direction of (time, signature, event index): DESC (newest first, the default: /events/poolChanges) or ASC (the live stream, docs/design.md §11). */
+  sorting?: SortDirection;
 }
 
 /** One deposit or withdrawal: amounts bigint in the pool token's smallest unit, `usd_amount` USD, `time` Unix ms. */
@@ -263,6 +271,8 @@ export interface PoolChangeRecord {
   lp_supply: bigint;
   usd_amount: number;
   time: number;
+  /** Index of the event among its transaction's events: the keyset's last tie-breaker; not an API field. */
+  event_index: number;
 }
 
 /** GET /platforms: top `limit` creators over the `days` × 24 h before `now` (Unix ms). */
@@ -276,6 +286,15 @@ export interface PlatformsQuery {
   endTime?: number | undefined;
   sortBy: 'usd_volume' | 'usd_revenue';
   now: number;
+  /** Keyset position: [sort value (USD), creator] of the last row served (keyset.ts `keysetKinds('platforms')`). */
+  after?: KeysetPosition;
+}
+
+/** GET /tokens: optional creator, at most `limit` rows (all when absent), after a keyset position [usd_volume, token]. */
+export interface TokensQuery {
+  creator?: string;
+  limit?: number;
+  after?: KeysetPosition;
 }
 
 /** One /platforms row: USD sums, counts and the last game (Unix ms) in the window. */
@@ -476,7 +495,7 @@ export interface Queries {
   /** Ordered by volume desc, then creator. */
   platformsByPool(pool: string): Promise<PlatformByPoolEntry[]>;
   /** Ordered by usd_volume desc, then token. */
-  tokens(q: { creator?: string }): Promise<TokenEntry[]>;
+  tokens(q: TokensQuery): Promise<TokenEntry[]>;
   /** Hourly points over [now − 30 d, now] (docs/design.md §4). */
   ratio(q: { pool: string; now: number }): Promise<RatioPoint[]>;
   total(pool: string): Promise<PoolTotal>;

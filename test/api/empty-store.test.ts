@@ -61,15 +61,15 @@ test('/player → 404 PLAYER_NOT_FOUND', async () => {
 });
 
 test('lists are empty', async () => {
-  expect(await get('/players')).toEqual({ results: [], total: 0 });
-  expect(await get(`/players?sortBy=token_volume&token=${MINT}`)).toEqual({ results: [], total: 0 });
+  expect(await get('/players')).toEqual({ results: [], total: 0, nextCursor: null });
+  expect(await get(`/players?sortBy=token_volume&token=${MINT}`)).toEqual({ results: [], total: 0, nextCursor: null });
   expect(await get('/events/settledGames')).toEqual({ results: [], total: 0, nextCursor: null });
   expect(await get('/events/settledGames?onlyJackpots&orderBy=multiplier&sorting=ASC')).toEqual({ results: [], total: 0, nextCursor: null });
   expect(await get(`/events/poolChanges?pool=${ADDR}`)).toEqual({ results: [], total: 0, nextCursor: null });
-  expect(await get('/platforms')).toEqual({ results: [] });
+  expect(await get('/platforms')).toEqual({ results: [], nextCursor: null });
   expect(await get(`/platforms-by-pool?pool=${ADDR}`)).toEqual({ results: [] });
-  expect(await get('/tokens')).toEqual({ results: [] });
-  expect(await get(`/tokens?creator=${ADDR}`)).toEqual({ results: [] });
+  expect(await get('/tokens')).toEqual({ results: [], nextCursor: null });
+  expect(await get(`/tokens?creator=${ADDR}`)).toEqual({ results: [], nextCursor: null });
   expect(await get(`/ratio?pool=${ADDR}`)).toEqual({ data: [] });
   expect(await get('/pools')).toEqual({ results: [], nextCursor: null });
   expect(await get(`/pools?token=${MINT}&sortBy=created_time&limit=100`)).toEqual({ results: [], nextCursor: null });

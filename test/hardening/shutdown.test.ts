@@ -2,7 +2,8 @@
  * Graceful shutdown (docs/hardening.md; docs/design.md §9) of `serve` as a child process, mid-backfill: on SIGTERM
  * or SIGINT it stops accepting, finishes the requests in flight (a request whose body is still
  * arriving, a burst of queries), commits or rolls back the indexer's batch, closes the store and
- * exits 0 within 10 s — even with a stalled client holding a half-sent request. Afterwards the
+ * exits 0 within 10 s — even with a stalled client holding a half-sent request, and with live
+ * streams open (ended cleanly first). Afterwards the
  * store is consistent: an indexer resumed from its checkpoint ends with exactly the ground truth.
  */
 import { spawn } from 'node:child_process';
@@ -77,6 +78,24 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('%s', (signal) => {
           ...bytesOf(body),
         ], { gapMs: 40, waitMs: 15_000 });
         const stalled = rawExchange(url, bytesOf(`GET /status HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n`).slice(0, 20), { gapMs: 10, waitMs: 15_000 });
+        // Two open live streams (docs/design.md §11): they must end cleanly, not hold the exit.
+        const streams = await Promise.all(
+          [0, 1].map(async () => {
+            const res = await get('/stream/settledGames');
+            expect(res.status).toBe(200);
+            // Wrapped: an async function returning the reader's promise would wait for the stream's end.
+            const done = (async () => {
+              let text = '';
+              try {
+                for await (const c of res.body as any) text += Buffer.from(c).toString('utf8');
+                return { clean: true, text };
+              } catch (err) {
+                return { clean: false, text: `${text} ${String(err)}` };
+              }
+            })();
+            return { done };
+          }),
+        );
         await new Promise((r) => setTimeout(r, 200));
         // A burst on fresh connections racing the signal (no keep-alive reuse: a request written on a
         // socket the server is already closing would be the client's race, not the server's fault).
@@ -104,6 +123,8 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('%s', (signal) => {
           expect(r.body, r.text).toBeDefined();
         }
         // (How many were served before the listener closed is timing: not asserted.)
+        // The open streams ended cleanly (a complete chunked body) when the server closed.
+        for (const st of await Promise.all(streams.map((x) => x.done))) expect(st.clean, st.text.slice(-300)).toBe(true);
         // The stalled client was disconnected rather than holding the exit.
         expect((await stalled).closedAfterMs).toBeDefined();
         expect(out).toMatch(/shutting down/);

@@ -73,3 +73,10 @@ export function expectJson(actual: unknown, expected: unknown, what = ''): void 
   const shown = diffs.slice(0, 15).join('\n');
   expect(diffs.length, `${what}\n${shown}${diffs.length > 15 ? `\n… and ${diffs.length - 15} more` : ''}`).toBe(0);
 }
+
+/** A list answer without its `nextCursor` (opaque keyset text, docs/design.md §4), for comparing the rest with the oracle. */
+export function withoutCursor(body: any): unknown {
+  if (body === null || typeof body !== 'object' || !('nextCursor' in body)) return body;
+  const { nextCursor: _, ...rest } = body;
+  return rest;
+}

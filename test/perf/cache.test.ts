@@ -20,7 +20,7 @@ import { createStore, type Store } from '../../src/store/index.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createOracle, type Oracle } from '../helpers/bruteforce.js';
 import { generateFixture, type Fixture } from '../helpers/fixture.js';
-import { expectJson } from '../helpers/compare.js';
+import { expectJson, withoutCursor } from '../helpers/compare.js';
 import { loadFixture, queryString } from '../helpers/contract-world.js';
 
 const TTL = 5000;
@@ -84,7 +84,7 @@ describe('response cache', () => {
         const p = await get(plain, url);
         expect(r.text, `${url} round ${round}`).toBe(p.text);
         const body = JSON.parse(r.text);
-        expectJson(url.startsWith('/tokens') ? body.results : body, expected, `${url} round ${round}`);
+        expectJson(url.startsWith('/tokens') ? body.results : withoutCursor(body), expected, `${url} round ${round}`);
         expect(r.headers.get('etag')).toMatch(/^"[A-Za-z0-9_-]+"$/);
       }
     }

@@ -90,9 +90,16 @@ async function runEveryRead(): Promise<void> {
     for (const sortBy of ['usd_profit', 'usd_volume', 'token_volume', 'token_profit'] as const) {
       // token_* sorts need one token (token or pool); the API answers 400 otherwise (docs/design.md §4).
       if (sortBy.startsWith('token_') && !('token' in fl) && !('pool' in fl)) continue;
-      await q.players({ ...fl, sortBy, limit: 10, offset: 10 });
+      const page = await q.players({ ...fl, sortBy, limit: 10, offset: 10 });
+      // Keyset continuation (docs/design.md §4 cursors on every list).
+      if (page.next) await q.players({ ...fl, sortBy, limit: 10, offset: 0, after: page.next });
     }
   }
+  // Live streams (docs/design.md §11): pool changes ascending after a position.
+  const changes = await q.poolChanges({ pool: f.pools.SOL_A, itemsPerPage: 3, page: 0, sorting: 'ASC' });
+  if (changes.next) await q.poolChanges({ pool: f.pools.SOL_A, itemsPerPage: 3, page: 0, sorting: 'ASC', after: changes.next });
+  await q.platforms({ limit: 3, days: 30, sortBy: 'usd_volume', now, after: { values: [1, f.creators[0]!] } });
+  await q.tokens({ limit: 2, after: { values: [1, f.tokens.SOL!] } });
   await q.stats({ now });
   await q.stats({ now, creator: f.creators[0] });
   await q.stats({ now, startTime: now - 7 * 86_400_000 });

@@ -1,6 +1,8 @@
 import { hash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify';
 import type { Clock } from '../../core/index.js';
+import { exportFormat } from '../export.js';
+import { COMPRESS_MIN_BYTES, compressSync, type Encoding, negotiateEncoding, VARY } from './compression.js';
 import { JSON_SECURITY_HEADERS } from './security.js';
 
 /** Response cache settings (docs/design.md §5): TTL in ms and size bounds (entries, bytes). */
@@ -15,10 +17,19 @@ export interface ResponseCacheOptions {
   storedHeaders?: readonly string[];
 }
 
+/** One representation of an answer: its bytes, their strong ETag and Content-Encoding (undefined = identity). */
+interface Variant {
+  body: Buffer;
+  etag: string;
+  encoding: Encoding | undefined;
+}
+
 interface Entry {
   /** The body's bytes, encoded once: a hit writes them as they are. */
   body: Buffer;
   etag: string;
+  /** Compressed forms (docs/design.md §11), each made once, on the first request accepting it, and kept with the entry. */
+  compressed: Partial<Record<Encoding, Variant>>;
   contentType: string;
   storedAt: number;
   generation: number;
@@ -98,7 +109,24 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
 
   const remove = (key: string, e: Entry): void => {
     entries.delete(key);
-    bytes -= e.body.length;
+    bytes -= e.body.length + (e.compressed.br?.body.length ?? 0) + (e.compressed.gzip?.body.length ?? 0);
+  };
+
+  /**
+   * The representation of `e` for a request's Accept-Encoding: identity below COMPRESS_MIN_BYTES or
+   * when no coding is accepted; else the kept compressed form, made now if it is the first (its own
+   * strong ETag: the identity tag with the coding appended, RFC 9110 §8.8.3).
+   */
+  const variantOf = (e: Entry, acceptEncoding: string | string[] | undefined, kept: boolean): Variant => {
+    const encoding = e.body.length < COMPRESS_MIN_BYTES ? undefined : negotiateEncoding(Array.isArray(acceptEncoding) ? acceptEncoding.join(',') : acceptEncoding);
+    if (encoding === undefined) return { body: e.body, etag: e.etag, encoding };
+    let v = e.compressed[encoding];
+    if (!v) {
+      v = { body: compressSync(e.body, encoding), etag: `${e.etag.slice(0, -1)}-${encoding}"`, encoding };
+      e.compressed[encoding] = v;
+      if (kept) bytes += v.body.length;
+    }
+    return v;
   };
   // `private, max-age=<s>` for every whole second a fresh entry can have left (precomputed).
   const maxAgeTexts = Array.from({ length: Math.floor(ttlMs / 1000) + 1 }, (_, s) => `private, max-age=${s}`);
@@ -128,26 +156,31 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
 
   /** Answers `request` from `e` (304 when If-None-Match matches). */
   const serve = (request: FastifyRequest, reply: FastifyReply, e: Entry): void => {
-    reply.header('etag', e.etag);
+    const v = variantOf(e, request.headers['accept-encoding'], true);
+    reply.header('etag', v.etag);
     reply.header('cache-control', maxAge(clock.now() - e.storedAt));
-    for (const [k, v] of e.headers) reply.header(k, v);
+    for (const [k, hv] of e.headers) reply.header(k, hv);
+    reply.header('vary', VARY);
     const inm = request.headers['if-none-match'];
-    if (inm !== undefined && ifNoneMatchHits(inm, e.etag)) {
+    if (inm !== undefined && ifNoneMatchHits(inm, v.etag)) {
       reply.code(304).send();
       return;
     }
     reply.header('content-type', e.contentType);
-    reply.send(e.body);
+    if (v.encoding !== undefined) reply.header('content-encoding', v.encoding);
+    reply.send(v.body);
   };
 
   // Route level, so it runs after the scope's onRequest hooks (auth, then rate limit).
   const byTarget: onRequestHookHandler = (request, reply, done) => {
+    // Exports (CSV/NDJSON, docs/design.md §11) are streamed, never cached; the Accept header picks them, so the URL alone does not tell.
+    if (request.headers.accept !== undefined && exportFormat(request) !== undefined) return done();
     const key = targets.get(request.url);
     const gen = key === undefined ? 0 : generation();
     const e = key === undefined ? undefined : fresh(key, gen);
     if (e === undefined) return done();
     (request as CachingRequest)[TICKET] = { key: key!, generation: gen, hit: true };
-    if (request.method === 'GET' && request.headers['if-none-match'] === undefined) return serveRaw(reply, e);
+    if (request.method === 'GET' && request.headers['if-none-match'] === undefined) return serveRaw(reply, variantOf(e, request.headers['accept-encoding'], true), e);
     serve(request, reply, e); // answered: no done()
   };
 
@@ -157,19 +190,22 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
    * add — ETag, Cache-Control, Content-Type, Content-Length and the security headers — without
    * Fastify's serialisation and onSend chain. onResponse hooks (metrics, logs) still run.
    */
-  const serveRaw = (reply: FastifyReply, e: Entry): void => {
+  const serveRaw = (reply: FastifyReply, v: Variant, e: Entry): void => {
     const headers: Record<string, string | number | string[]> = { ...(reply.getHeaders() as Record<string, string | number | string[]>), ...JSON_SECURITY_HEADERS };
-    for (const [k, v] of e.headers) headers[k] = v;
-    headers.etag = e.etag;
+    for (const [k, hv] of e.headers) headers[k] = hv;
+    headers.etag = v.etag;
     headers['cache-control'] = maxAge(clock.now() - e.storedAt);
     headers['content-type'] = e.contentType;
-    headers['content-length'] = e.body.length;
+    headers.vary = VARY;
+    if (v.encoding !== undefined) headers['content-encoding'] = v.encoding;
+    headers['content-length'] = v.body.length;
     reply.hijack();
     reply.raw.writeHead(200, headers);
-    reply.raw.end(e.body);
+    reply.raw.end(v.body);
   };
 
   const byQuery = (route: string): preHandlerHookHandler => (request, reply, done) => {
+    if (exportFormat(request) !== undefined) return done();
     const key = cacheKey(route, request.query);
     const gen = generation();
     const e = fresh(key, gen);
@@ -186,18 +222,23 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
     // Buffer.from() is a slice of a shared 8 KiB slab, and a kept slice keeps the whole slab.
     const body = Buffer.allocUnsafeSlow(Buffer.byteLength(payload, 'utf8'));
     body.write(payload, 'utf8');
-    const etag = etagOf(body);
-    reply.header('etag', etag).header('cache-control', maxAge(0));
+    const entry: Entry = { body, etag: etagOf(body), compressed: {}, contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'), storedAt: clock.now(), generation: t.generation, headers: [] };
     // Store only when no write settled while the answer was computed (it may predate the write).
-    if (ttlMs > 0 && request.method === 'GET' && t.generation === generation() && body.length <= maxBytes) {
+    const keep = ttlMs > 0 && request.method === 'GET' && t.generation === generation() && body.length <= maxBytes;
+    // HEAD: no body is sent, so none is compressed; the identity tag stands.
+    const v = request.method === 'HEAD' ? { body, etag: entry.etag, encoding: undefined } : variantOf(entry, request.headers['accept-encoding'], false);
+    const etag = v.etag;
+    reply.header('etag', etag).header('cache-control', maxAge(0)).header('vary', VARY);
+    if (v.encoding !== undefined) reply.header('content-encoding', v.encoding);
+    if (keep) {
       const old = entries.get(t.key);
       if (old) remove(t.key, old);
-      const headers: [string, string][] = [];
       for (const h of storedHeaders) {
-        const v = reply.getHeader(h);
-        if (v !== undefined) headers.push([h, String(v)]);
+        const hv = reply.getHeader(h);
+        if (hv !== undefined) entry.headers.push([h, String(hv)]);
       }
-      entries.set(t.key, { body, etag, contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'), storedAt: clock.now(), generation: t.generation, headers });
+      entries.set(t.key, entry);
+      bytes += (entry.compressed.br?.body.length ?? 0) + (entry.compressed.gzip?.body.length ?? 0);
       bytes += body.length;
       // From the least recently used end: evict past the bounds, and drop expired answers too,
       // so memory follows the TTL's worth of traffic rather than filling up to maxBytes.
@@ -211,9 +252,10 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
     const inm = request.headers['if-none-match'];
     if (inm !== undefined && ifNoneMatchHits(inm, etag)) {
       reply.code(304);
+      reply.removeHeader('content-encoding');
       return done(null, '');
     }
-    done(null, body);
+    done(null, v.body);
   };
 
   scope.addHook('onRoute', (route) => {

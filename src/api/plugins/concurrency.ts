@@ -176,10 +176,20 @@ export function registerConcurrencyLimit(scope: FastifyInstance, deps: { limits:
     full: saturated('too many queries in progress'),
     late: saturated('queries are queueing for too long'),
   });
+  scope.decorateRequest('storeSlot', null);
   scope.addHook('onRoute', (route) => {
     const handler = route.handler as RouteHandlerMethod;
     route.handler = async function (request, reply) {
       const key = request.apiKey?.id ?? `ip:${request.ip}`;
+      // Reads after the handler has answered (an export's later pages, a live stream's reads) take a slot each, in the same fair share.
+      request.storeSlot = async <T>(fn: () => Promise<T>): Promise<T> => {
+        const r = scheduler.tryAcquire(key) ?? (await scheduler.acquire(key));
+        try {
+          return await fn();
+        } finally {
+          r();
+        }
+      };
       // A free slot is taken without awaiting a promise; only a busy store makes the request wait.
       const release = scheduler.tryAcquire(key) ?? (await scheduler.acquire(key));
       try {

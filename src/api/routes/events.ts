@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { keysetKinds } from '../../store/index.js';
+import { keysetKinds, type KeysetPosition, type PoolChangeRecord, type SettledGame } from '../../store/index.js';
+import { EXPORT_PAGE_ROWS, exportFormat, sendExport } from '../export.js';
 import { decodeCursor, nextCursor as cursorOf } from '../cursor.js';
 import { invalidParameter } from '../errors.js';
 import { MAX_PAGE_DEPTH, PARAMS, queryOf } from '../params.js';
@@ -47,8 +48,24 @@ const settledQuery = queryOf({
   user: PARAMS.user,
   orderBy: PARAMS.orderBy,
   sorting: PARAMS.sorting,
+  format: PARAMS.format,
 });
-const poolChangesQuery = queryOf({ pool: PARAMS.poolRequired, ...paging });
+const poolChangesQuery = queryOf({ pool: PARAMS.poolRequired, ...paging, format: PARAMS.format });
+
+/** Export columns of /events/settledGames (docs/design.md §11), in order. */
+export const SETTLED_GAME_COLUMNS = ['signature', 'time', 'user', 'creator', 'token', 'pool', 'wager', 'payout', 'jackpot', 'profit', 'multiplier', 'usd_wager', 'usd_profit'] as const;
+/** Export columns of /events/poolChanges (docs/design.md §11), in order. */
+export const POOL_CHANGE_COLUMNS = ['signature', 'time', 'action', 'user', 'pool', 'token', 'amount', 'post_liquidity', 'lp_supply', 'usd_amount'] as const;
+
+/** A settled game as JSON: token amounts as integer strings (exact). */
+export function settledGameJson(g: SettledGame) {
+  return { ...g, wager: g.wager.toString(), payout: g.payout.toString(), profit: g.profit.toString(), jackpot: g.jackpot.toString() };
+}
+
+/** A pool change as JSON: token amounts as integer strings (exact). */
+export function poolChangeJson(c: PoolChangeRecord) {
+  return { ...c, amount: c.amount.toString(), post_liquidity: c.post_liquidity.toString(), lp_supply: c.lp_supply.toString() };
+}
 
 /** `page × itemsPerPage` beyond the offset limit → 400 pointing to `cursor` (docs/design.md §4). */
 function checkDepth(q: { page: number; itemsPerPage: number; cursor?: string }): void {
@@ -68,22 +85,20 @@ export function registerEventRoutes(scope: FastifyInstance, deps: RouteDeps): vo
       querystring: settledQuery.schema,
       response: { 200: obj({ results: { type: 'array', items: settledGame }, total: count('Matching games'), nextCursor }), ...protectedErrors },
     },
-  }, async (request) => {
-    const { cursor, ...q } = settledQuery.parse(request.query);
-    checkDepth({ ...q, cursor });
+  }, async (request, reply) => {
+    const { cursor, format: _, ...q } = settledQuery.parse(request.query);
     const after = cursor === undefined ? undefined : decodeCursor(cursor, q.orderBy, q.sorting, keysetKinds('settledGames', q.orderBy));
+    const format = exportFormat(request);
+    if (format !== undefined) {
+      // Every matching game from the cursor (or the start), keyset page by keyset page.
+      return sendExport<KeysetPosition>(reply, format, SETTLED_GAME_COLUMNS, async (at) => {
+        const page = await store.queries.settledGames({ ...q, page: 0, itemsPerPage: EXPORT_PAGE_ROWS, after: at });
+        return { rows: page.results.map(settledGameJson), next: page.next };
+      }, after);
+    }
+    checkDepth({ ...q, cursor });
     const page = await store.queries.settledGames({ ...q, after });
-    return {
-      total: page.total,
-      nextCursor: cursorOf(q.orderBy, q.sorting, page.next),
-      results: page.results.map((g) => ({
-        ...g,
-        wager: g.wager.toString(),
-        payout: g.payout.toString(),
-        profit: g.profit.toString(),
-        jackpot: g.jackpot.toString(),
-      })),
-    };
+    return { total: page.total, nextCursor: cursorOf(q.orderBy, q.sorting, page.next), results: page.results.map(settledGameJson) };
   });
 
   scope.get('/events/poolChanges', {
@@ -93,21 +108,19 @@ export function registerEventRoutes(scope: FastifyInstance, deps: RouteDeps): vo
       querystring: poolChangesQuery.schema,
       response: { 200: obj({ results: { type: 'array', items: poolChange }, total: count('Matching pool changes'), nextCursor }), ...protectedErrors },
     },
-  }, async (request) => {
-    const { cursor, ...q } = poolChangesQuery.parse(request.query);
-    checkDepth({ ...q, cursor });
+  }, async (request, reply) => {
+    const { cursor, format: _, ...q } = poolChangesQuery.parse(request.query);
     // Newest first only: the cursor carries the fixed ordering time/DESC.
     const after = cursor === undefined ? undefined : decodeCursor(cursor, 'time', 'DESC', keysetKinds('poolChanges'));
+    const format = exportFormat(request);
+    if (format !== undefined) {
+      return sendExport<KeysetPosition>(reply, format, POOL_CHANGE_COLUMNS, async (at) => {
+        const page = await store.queries.poolChanges({ ...q, page: 0, itemsPerPage: EXPORT_PAGE_ROWS, after: at });
+        return { rows: page.results.map(poolChangeJson), next: page.next };
+      }, after);
+    }
+    checkDepth({ ...q, cursor });
     const page = await store.queries.poolChanges({ ...q, after });
-    return {
-      total: page.total,
-      nextCursor: cursorOf('time', 'DESC', page.next),
-      results: page.results.map((c) => ({
-        ...c,
-        amount: c.amount.toString(),
-        post_liquidity: c.post_liquidity.toString(),
-        lp_supply: c.lp_supply.toString(),
-      })),
-    };
+    return { total: page.total, nextCursor: cursorOf('time', 'DESC', page.next), results: page.results.map(poolChangeJson) };
   });
 }

@@ -1,4 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { keysetKinds, type KeysetPosition, type LeaderboardEntry } from '../../store/index.js';
+import { decodeCursor, nextCursor } from '../cursor.js';
+import { exportFormat, sendExport } from '../export.js';
 import { apiError, invalidParameter } from '../errors.js';
 import { PARAMS, queryOf } from '../params.js';
 import { addressOut, count, errorResponse, ms, nullableAmount, obj, protectedErrors, usd } from '../schemas.js';
@@ -44,6 +47,11 @@ const leaderboardEntry = obj({
   last_play: ms('Last game'),
 });
 
+/** Decimal text of a sort value in a /players cursor (a double's or PostgreSQL numeric's text form). */
+const DECIMAL = /^-?\d+(\.\d+)?(e[+-]?\d+)?$/i;
+
+const nextCursorSchema = { type: ['string', 'null'], description: 'Cursor of the next page (pass as `cursor`); null at the end' } as const;
+
 const statsQuery = queryOf({ creator: PARAMS.creator, startTime: PARAMS.startTime, endTime: PARAMS.endTime });
 const playerQuery = queryOf({ user: PARAMS.userRequired, creator: PARAMS.creator, token: PARAMS.token });
 const playersQuery = queryOf({
@@ -55,11 +63,21 @@ const playersQuery = queryOf({
   pool: PARAMS.pool,
   startTime: PARAMS.startTime,
   endTime: PARAMS.endTime,
+  cursor: PARAMS.listCursor,
+  format: PARAMS.format,
 });
 
 /** endTime ≤ startTime → 400 naming endTime (docs/design.md §4 "Windows": start inclusive, end exclusive). */
 export function checkWindow(q: { startTime?: number | undefined; endTime?: number | undefined }): void {
   if (q.startTime !== undefined && q.endTime !== undefined && q.endTime <= q.startTime) throw invalidParameter('endTime', 'must be later than startTime');
+}
+
+/** Export columns of /players (docs/design.md §11), in order. */
+const PLAYER_COLUMNS = ['user', 'total_plays', 'usd_volume', 'usd_profit', 'token_volume', 'token_profit', 'biggest_win_usd', 'last_play'] as const;
+
+/** A leaderboard row as JSON: token sums as integer strings (exact) or null. */
+function entryJson(e: LeaderboardEntry) {
+  return { ...e, token_volume: e.token_volume === null ? null : e.token_volume.toString(), token_profit: e.token_profit === null ? null : e.token_profit.toString() };
 }
 
 /** `/stats`, `/player`, `/players` (docs/spec.md §4, docs/design.md §3–§4). */
@@ -97,22 +115,30 @@ export function registerPlayerRoutes(scope: FastifyInstance, deps: RouteDeps): v
       tags: ['stats'],
       summary: 'Top-players leaderboard',
       querystring: playersQuery.schema,
-      response: { 200: obj({ results: { type: 'array', items: leaderboardEntry }, total: count('Matching players') }), ...protectedErrors },
+      response: { 200: obj({ results: { type: 'array', items: leaderboardEntry }, total: count('Matching players'), nextCursor: nextCursorSchema }), ...protectedErrors },
     },
-  }, async (request) => {
-    const q = playersQuery.parse(request.query);
+  }, async (request, reply) => {
+    const { cursor, format: _, ...q } = playersQuery.parse(request.query);
     checkWindow(q);
     if ((q.sortBy === 'token_volume' || q.sortBy === 'token_profit') && q.token === undefined && q.pool === undefined) {
       throw invalidParameter('sortBy', `${q.sortBy} needs one token: add 'token' or 'pool' (token sums of different tokens cannot be compared)`);
     }
-    const r = await store.queries.players(q);
-    return {
-      total: r.total,
-      results: r.results.map((e) => ({
-        ...e,
-        token_volume: e.token_volume === null ? null : e.token_volume.toString(),
-        token_profit: e.token_profit === null ? null : e.token_profit.toString(),
-      })),
-    };
+    // Always descending: the cursor carries sortBy and DESC.
+    const after = cursor === undefined ? undefined : decodeCursor(cursor, q.sortBy, 'DESC', keysetKinds('players'));
+    // The sort value travels as decimal text (exact on PostgreSQL): anything else is not one of our cursors.
+    const sortText = after?.values[0] as string | undefined;
+    if (sortText !== undefined && (!DECIMAL.test(sortText) || !Number.isFinite(Number(sortText)))) {
+      throw invalidParameter('cursor', 'must be a nextCursor value returned by this endpoint');
+    }
+    const format = exportFormat(request);
+    if (format !== undefined) {
+      // Every matching player (limit and offset do not apply), 1000 per store read.
+      return sendExport<KeysetPosition>(reply, format, PLAYER_COLUMNS, async (at) => {
+        const r = await store.queries.players({ ...q, limit: 1000, offset: 0, after: at });
+        return { rows: r.results.map(entryJson), next: r.next };
+      }, after);
+    }
+    const r = await store.queries.players({ ...q, after });
+    return { total: r.total, nextCursor: nextCursor(q.sortBy, 'DESC', r.next), results: r.results.map(entryJson) };
   });
 }

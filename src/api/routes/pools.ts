@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { keysetKinds, type PoolEntry } from '../../store/index.js';
+import { keysetKinds, type KeysetPosition, type PoolEntry } from '../../store/index.js';
+import { exportFormat, oneShot, sendExport } from '../export.js';
 import { decodeCursor, nextCursor } from '../cursor.js';
 import { apiError, invalidParameter } from '../errors.js';
 import { PARAMS, queryOf } from '../params.js';
@@ -8,6 +9,12 @@ import type { RouteDeps } from '../types.js';
 import { SERIES_PARAMS, seriesOf } from './charts.js';
 
 const poolOnlyQuery = queryOf({ pool: PARAMS.poolRequired });
+const ratioQuery = queryOf({ pool: PARAMS.poolRequired, format: PARAMS.format });
+
+/** Export columns (docs/design.md §11), in order. */
+const POOL_COLUMNS = ['pool', 'token', 'authority', 'created_time', 'liquidity', 'lp_supply', 'lp_price', 'tvl_usd', 'plays', 'volume', 'usd_volume', 'pool_fees', 'pool_fees_usd', 'house_pnl', 'house_pnl_usd', 'last_activity'] as const;
+const RATIO_COLUMNS = ['time', 'pool_liquidity', 'lp_supply', 'ratio'] as const;
+const DAILY_COLUMNS = ['date', 'time', 'volume', 'volume_usd', 'plays'] as const;
 
 const ratioPoint = obj({
   time: ms('Start of the hour'),
@@ -52,7 +59,7 @@ const poolEntry = obj({
   last_activity: ms('Time of the pool\'s latest event: game, pool change or creation'),
 });
 
-const poolsQuery = queryOf({ token: PARAMS.poolsToken, sortBy: PARAMS.poolsSortBy, limit: PARAMS.poolsLimit, cursor: PARAMS.poolsCursor });
+const poolsQuery = queryOf({ token: PARAMS.poolsToken, sortBy: PARAMS.poolsSortBy, limit: PARAMS.poolsLimit, cursor: PARAMS.poolsCursor, format: PARAMS.format });
 const poolQuery = queryOf({ pool: PARAMS.poolRequired, startTime: PARAMS.windowStart, endTime: PARAMS.windowEnd });
 const dailyQuery = queryOf({ pool: PARAMS.poolRequired, ...SERIES_PARAMS });
 
@@ -81,10 +88,21 @@ export function registerPoolRoutes(scope: FastifyInstance, deps: RouteDeps): voi
         ...protectedErrors,
       },
     },
-  }, async (request) => {
-    const { cursor, ...q } = poolsQuery.parse(request.query);
+  }, async (request, reply) => {
+    const { cursor, format: _, ...q } = poolsQuery.parse(request.query);
     // Always descending: the cursor carries sortBy and DESC.
     const after = cursor === undefined ? undefined : decodeCursor(cursor, q.sortBy, 'DESC', keysetKinds('pools'));
+    // plays and created_time are integer columns: a crafted fractional or huge value is refused here, not by the database.
+    if (after !== undefined && (q.sortBy === 'plays' || q.sortBy === 'created_time') && !Number.isSafeInteger(after.values[0])) {
+      throw invalidParameter('cursor', 'must be a nextCursor value returned by this endpoint');
+    }
+    const format = exportFormat(request);
+    if (format !== undefined) {
+      return sendExport<KeysetPosition>(reply, format, POOL_COLUMNS, async (at) => {
+        const page = await store.queries.pools({ ...q, limit: 100, after: at });
+        return { rows: page.results.map(poolJson), next: page.next };
+      }, after);
+    }
     const page = await store.queries.pools({ ...q, after });
     return { results: page.results.map(poolJson), nextCursor: nextCursor(q.sortBy, 'DESC', page.next) };
   });
@@ -108,12 +126,14 @@ export function registerPoolRoutes(scope: FastifyInstance, deps: RouteDeps): voi
     schema: {
       tags: ['pools'],
       summary: 'Hourly LP ratio of a pool over the last 30 days',
-      querystring: poolOnlyQuery.schema,
+      querystring: ratioQuery.schema,
       response: { 200: obj({ data: { type: 'array', items: ratioPoint } }), ...protectedErrors },
     },
-  }, async (request) => {
-    const points = await store.queries.ratio({ ...poolOnlyQuery.parse(request.query), now: clock.now() });
-    return { data: points.map((p) => ({ ...p, pool_liquidity: p.pool_liquidity.toString(), lp_supply: p.lp_supply.toString() })) };
+  }, async (request, reply) => {
+    const points = await store.queries.ratio({ pool: ratioQuery.parse(request.query).pool, now: clock.now() });
+    const data = points.map((p) => ({ ...p, pool_liquidity: p.pool_liquidity.toString(), lp_supply: p.lp_supply.toString() }));
+    const format = exportFormat(request);
+    return format === undefined ? { data } : sendExport(reply, format, RATIO_COLUMNS, oneShot(data));
   });
 
   scope.get('/total', {
@@ -135,8 +155,10 @@ export function registerPoolRoutes(scope: FastifyInstance, deps: RouteDeps): voi
       querystring: dailyQuery.schema,
       response: { 200: obj({ data: { type: 'array', items: dailyPoint } }), ...protectedErrors },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const points = await store.queries.daily(seriesOf(dailyQuery.parse(request.query), clock.now()));
-    return { data: points.map((p) => ({ ...p, volume: p.volume.toString() })) };
+    const data = points.map((p) => ({ ...p, volume: p.volume.toString() }));
+    const format = exportFormat(request);
+    return format === undefined ? { data } : sendExport(reply, format, DAILY_COLUMNS, oneShot(data));
   });
 }

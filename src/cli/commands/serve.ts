@@ -143,7 +143,7 @@ async function serve(config: Readonly<Config>, withIndexer: boolean, role: { wor
     const keys = createKeyService({ store: store.keys, clock: common.clock, recordTtlMs: 5_000 });
     const limiter = createConfiguredLimiter(common, config);
     const sync = mirror?.sync ?? createIdleSyncController(common.clock);
-    const app = await buildApp({ common, store, keys, limiter, sync, events: mirror?.events, options: { cache: { ttlMs: config.cacheTtlMs }, publicUrl: config.publicUrl } });
+    const app = await buildApp({ common, store, keys, limiter, sync, events: mirror?.events, options: { cache: { ttlMs: config.cacheTtlMs }, publicUrl: config.publicUrl, stream: { heartbeatMs: config.streamHeartbeatMs, maxPerKey: config.streamMaxPerKey } } });
     const server = await startServer({ app, host: config.host, port: config.port });
     // Registered last, closed first: stop accepting before the indexer, the simulator and the store go away.
     common.shutdown.register('http', () => server.close());
@@ -187,7 +187,7 @@ async function serveWorker(common: Common, config: Readonly<Config>): Promise<vo
     sync = mirror.sync;
   }
   const limiter = createConfiguredLimiter(common, config);
-  const app = await buildApp({ common, store, keys, limiter, sync, events: mirror?.events, options: { cache: { ttlMs: config.cacheTtlMs }, publicUrl: config.publicUrl } });
+  const app = await buildApp({ common, store, keys, limiter, sync, events: mirror?.events, options: { cache: { ttlMs: config.cacheTtlMs }, publicUrl: config.publicUrl, stream: { heartbeatMs: config.streamHeartbeatMs, maxPerKey: config.streamMaxPerKey } } });
   const server = await startServer({ app, host: config.host, port: config.port });
   common.shutdown.register('http', () => server.close());
   common.logger.info({ url: server.url, worker_pid: process.pid, indexer_relay: mirror !== undefined }, 'API listening');

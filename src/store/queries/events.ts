@@ -57,6 +57,7 @@ export async function settledGames(db: Kysely<Database>, q: SettledGamesQuery): 
         jackpot,
         multiplier: num(r.multiplier_bps) / 10_000,
         time: num(r.time_ms),
+        event_index: num(r.event_index),
       };
     }),
     total,
@@ -83,14 +84,16 @@ function keysetAfter(eb: any, keys: string[], values: KeyValue[], sorting: SortD
   return eb(eb.refTuple(...keys), op, eb.tuple(...values));
 }
 
-/** GET /events/poolChanges for one pool, newest first (time, signature, event index), page or keyset position (`after`). */
+/** GET /events/poolChanges for one pool, newest first (time, signature, event index; ASC on request), page or keyset position (`after`). */
 export async function poolChanges(db: Kysely<Database>, q: PoolChangesQuery): Promise<Page<PoolChangeRecord>> {
   const keys = POOL_CHANGE_KEYS;
   const base = db.selectFrom('pool_changes').where('pool', '=', q.pool);
-  let list = base.selectAll().orderBy('time_ms', 'desc').orderBy('signature', 'desc').orderBy('event_index', 'desc');
+  const sorting = q.sorting ?? 'DESC';
+  const dir = sorting === 'ASC' ? 'asc' : 'desc';
+  let list = base.selectAll().orderBy('time_ms', dir).orderBy('signature', dir).orderBy('event_index', dir);
   if (q.after !== undefined) {
     const after = positionValues(q.after, keysetKinds('poolChanges'));
-    list = list.where((eb) => keysetAfter(eb, [...keys], after, 'DESC'));
+    list = list.where((eb) => keysetAfter(eb, [...keys], after, sorting));
   } else {
     list = list.offset(q.page * q.itemsPerPage);
   }
@@ -111,6 +114,7 @@ export async function poolChanges(db: Kysely<Database>, q: PoolChangesQuery): Pr
       lp_supply: big(r.lp_supply),
       usd_amount: num(r.usd_amount),
       time: num(r.time_ms),
+      event_index: num(r.event_index),
     })),
     total,
     next: more && last ? { values: [num(last.time_ms), last.signature, num(last.event_index)] } : null,

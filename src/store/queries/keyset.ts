@@ -16,24 +16,38 @@ export const GAME_KEYS: Record<SettledGamesOrderBy, readonly ('multiplier_bps' |
 /** `/events/poolChanges` key: newest first by (time, signature, event index). */
 export const POOL_CHANGE_KEYS = ['time_ms', 'signature', 'event_index'] as const;
 
-/** The JavaScript type of each value of a position (`typeof value`; numbers are finite). */
-export type KeyKind = 'number' | 'string';
+/**
+ * The kind of each value of a position: `string`, `number` (a finite double: USD), or `integer`
+ * (a safe integer: ms, bps, event index — the integer columns would reject anything else, so a
+ * crafted cursor must be refused before it reaches the database).
+ */
+export type KeyKind = 'number' | 'integer' | 'string';
 
-const kindOf = (column: string): KeyKind => (column === 'signature' || column === 'pool' ? 'string' : 'number');
+const kindOf = (column: string): KeyKind => (column === 'signature' || column === 'pool' ? 'string' : column === 'usd_profit' ? 'number' : 'integer');
+
+/** The listings paged by keyset (docs/design.md §4 cursor extension). */
+export type KeysetListing = 'settledGames' | 'poolChanges' | 'pools' | 'players' | 'platforms' | 'tokens';
 
 /**
  * Value kinds of each listing's position: settledGames by ordering (`orderBy`, ignored by the
- * others), poolChanges, pools (its sort key, then the pool address).
+ * others), poolChanges, pools, platforms and tokens (the sort key, then the address), players (the
+ * sort value as the database's text — exact on PostgreSQL's numeric token sums — then the player).
  */
-export function keysetKinds(listing: 'settledGames' | 'poolChanges' | 'pools', orderBy: SettledGamesOrderBy = 'time'): KeyKind[] {
+export function keysetKinds(listing: KeysetListing, orderBy: SettledGamesOrderBy = 'time'): KeyKind[] {
   if (listing === 'settledGames') return GAME_KEYS[orderBy].map(kindOf);
   if (listing === 'poolChanges') return POOL_CHANGE_KEYS.map(kindOf);
+  if (listing === 'players') return ['string', 'string'];
   return ['number', 'string'];
 }
 
-/** True when `values` has one value of the right kind per key (numbers finite). */
+/** True when `values` has one value of the right kind per key (KeyKind: strings, finite numbers, safe integers). */
 export function matchesKinds(values: readonly unknown[], kinds: readonly KeyKind[]): values is KeyValue[] {
-  return values.length === kinds.length && values.every((v, i) => typeof v === kinds[i] && (typeof v !== 'number' || Number.isFinite(v)));
+  return (
+    values.length === kinds.length &&
+    values.every((v, i) =>
+      kinds[i] === 'string' ? typeof v === 'string' : typeof v === 'number' && (kinds[i] === 'integer' ? Number.isSafeInteger(v) : Number.isFinite(v)),
+    )
+  );
 }
 
 /**

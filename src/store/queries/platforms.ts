@@ -5,6 +5,7 @@ import type { Database } from '../schema.js';
 import type { PlatformEntry, PlatformsQuery } from '../types.js';
 import { activePlayers, num } from './common.js';
 import { rangeSums } from './series.js';
+import { keysetKinds, positionValues } from './keyset.js';
 
 /**
  * GET /platforms: creators over the rolling window now − days×24 h (docs/design.md §4); ties by creator asc.
@@ -25,6 +26,9 @@ export async function platforms(db: Kysely<Database>, a: DialectAdapter, q: Plat
   const d = dayOf(start);
   // The raw start-day games are bounded by the day's end so g_time reads that day only.
   const order = q.sortBy === 'usd_revenue' ? sql`s.usd_revenue` : sql`s.usd_volume`;
+  // Keyset (docs/design.md §4): strictly after the last row served, by (sort value desc, creator asc).
+  const pos = q.after === undefined ? undefined : (positionValues(q.after, keysetKinds('platforms')) as [number, string]);
+  const after = pos === undefined ? sql`` : sql`and ${order} <= ${pos[0]} and (${order} < ${pos[0]} or s.creator > ${pos[1]})`;
   const res = await sql<Record<string, unknown>>`with s as (
       select creator, sum(usd_wager) as usd_volume, sum(usd_creator_fee) as usd_revenue, sum(plays) as plays from (
         select creator, usd_wager, usd_creator_fee, plays from ru_day_c where day > ${d}
@@ -35,7 +39,7 @@ export async function platforms(db: Kysely<Database>, a: DialectAdapter, q: Plat
       select creator, max(last_ms) as last_activity from ru_ctp group by creator
     )
     select s.creator, s.usd_volume, s.usd_revenue, s.plays, l.last_activity
-    from s join l on l.creator = s.creator
+    from s join l on l.creator = s.creator where 1=1 ${after}
     order by ${order} desc, s.creator asc limit ${q.limit}`.execute(db);
   // Every creator with a game in the window has ≥ 1 player active in it.
   const players = await activePlayers(db, start, { byCreator: true });

@@ -1,9 +1,10 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
-import type { LeaderboardEntry, PlayerQuery, PlayerResult, PlayersQuery, PlayersResult } from '../types.js';
+import type { KeysetPosition, LeaderboardEntry, PlayerQuery, PlayerResult, PlayersQuery, PlayersResult } from '../types.js';
 import { GAME_ROLLUP_COLUMNS, playerCounterName, SORT_KEYS, type RollupTable } from '../rollups/definitions.js';
 import { AGG_SUMS, aggregatedOrder, counter, filterSql, num, poolToken, tokenSums, windowSource } from './common.js';
+import { keysetKinds, positionValues } from './keyset.js';
 
 /** A per-player rollup row's columns (rollups/definitions.ts), as read by the all-time leaderboards. */
 const ROW_COLUMNS = sql.raw(GAME_ROLLUP_COLUMNS.join(', '));
@@ -55,19 +56,42 @@ export async function players(db: Kysely<Database>, a: DialectAdapter, q: Player
   const singleToken = q.token !== undefined || q.pool !== undefined;
   const filtered = q.creator !== undefined || q.token !== undefined || q.pool !== undefined;
   const windowed = q.startTime !== undefined || q.endTime !== undefined;
-  if (!windowed && !filtered && (q.sortBy === 'usd_profit' || q.sortBy === 'usd_volume')) return topPlayers(db, q);
-  if (!windowed && filtered) return filteredPlayers(db, q, singleToken);
+  if (!windowed && !filtered && (q.sortBy === 'usd_profit' || q.sortBy === 'usd_volume')) return topPlayers(db, a, q);
+  if (!windowed && filtered) return filteredPlayers(db, a, q, singleToken);
   const source = windowed ? windowSource(a, { creator: q.creator, token: q.token, pool: q.pool }, q.startTime, q.endTime) : sql`select * from ru_user`;
   const order = aggregatedOrder(q.sortBy);
   // The window's players are counted in the same pass (count over the grouped rows, before
-  // LIMIT); only a page past the end needs a second pass for the total.
-  const rows = await sql<Record<string, unknown>>`select player, ${AGG_SUMS}, count(*) over () as total_players from (${source}) s
-    group by player order by ${order} desc, player asc limit ${q.limit} offset ${q.offset}`.execute(db);
+  // LIMIT); only a page past the end needs a second pass for the total. A keyset position
+  // filters the grouped rows (after the count) by the same sort value `sk`.
+  const grouped = sql`select player, ${AGG_SUMS}, ${order} as sk, count(*) over () as total_players from (${source}) s group by player`;
+  const rows = await sql<Record<string, unknown>>`select * from (${grouped}) g where 1=1 ${afterSql(a, sql.raw('sk'), q.after)}
+    order by sk desc, player asc limit ${q.limit + 1} offset ${q.after === undefined ? q.offset : 0}`.execute(db);
   const total =
     rows.rows.length > 0
       ? num(rows.rows[0]!.total_players)
       : num((await sql<{ n: unknown }>`select count(distinct player) as n from (${source}) s`.execute(db)).rows[0]?.n);
-  return { results: rows.rows.map((r) => leaderboardEntry(r, singleToken)), total };
+  return pageOf(rows.rows, q.limit, singleToken, total);
+}
+
+/**
+ * `and <after the position>` for a leaderboard ordered by `key` desc, player asc: `key <= v` (an
+ * index range) and then strictly after the row (key, player). The sort value travels as the
+ * database's text (exact: PostgreSQL's numeric token sums); SQLite compares it as the double it is.
+ */
+function afterSql(a: DialectAdapter, key: RawBuilder<unknown>, after: KeysetPosition | undefined): RawBuilder<unknown> {
+  if (after === undefined) return sql``;
+  const [text, player] = positionValues(after, keysetKinds('players')) as [string, string];
+  const v = a.kind === 'sqlite' ? Number(text) : text;
+  if (a.kind === 'sqlite' && !Number.isFinite(v)) return sql`and 1=0`;
+  return sql`and ${key} <= ${v} and (${key} < ${v} or player > ${player})`;
+}
+
+/** The first `limit` of `rows` (fetched limit + 1) as entries, with the next position when more follow. */
+function pageOf(rows: Record<string, unknown>[], limit: number, singleToken: boolean, total: number): PlayersResult {
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  const next = rows.length > limit && last ? { values: [String(last.sk), String(last.player)] } : null;
+  return { results: page.map((r) => leaderboardEntry(r, singleToken)), total, next };
 }
 
 function leaderboardEntry(r: Record<string, unknown>, singleToken: boolean): LeaderboardEntry {
@@ -101,24 +125,25 @@ function filterShape(q: PlayersQuery): { table: RollupTable; counter: string } {
 }
 
 /** All-time leaderboard with filters: limit + offset rows of a sort index, total from a counter. */
-async function filteredPlayers(db: Kysely<Database>, q: PlayersQuery, singleToken: boolean): Promise<PlayersResult> {
+async function filteredPlayers(db: Kysely<Database>, a: DialectAdapter, q: PlayersQuery, singleToken: boolean): Promise<PlayersResult> {
   // A pool with another token than the one asked for matches no game (its counter would not know).
   if (q.pool !== undefined && q.token !== undefined) {
     const token = await poolToken(db, q.pool);
-    if (token !== undefined && token !== q.token) return { results: [], total: 0 };
+    if (token !== undefined && token !== q.token) return { results: [], total: 0, next: null };
   }
   const { table, counter: name } = filterShape(q);
-  const rows = await sql<Record<string, unknown>>`select player, ${ROW_COLUMNS}
-    from ${sql.raw(table)} where 1=1 ${filterSql({ creator: q.creator, token: q.token, pool: q.pool })}
-    order by ${sql.raw(SORT_KEYS[q.sortBy])} desc, player asc limit ${q.limit} offset ${q.offset}`.execute(db);
-  return { results: rows.rows.map((r) => leaderboardEntry(r, singleToken)), total: await counter(db, name) };
+  const key = sql.raw(SORT_KEYS[q.sortBy]);
+  const rows = await sql<Record<string, unknown>>`select player, ${ROW_COLUMNS}, ${key} as sk
+    from ${sql.raw(table)} where 1=1 ${filterSql({ creator: q.creator, token: q.token, pool: q.pool })} ${afterSql(a, key, q.after)}
+    order by ${key} desc, player asc limit ${q.limit + 1} offset ${q.after === undefined ? q.offset : 0}`.execute(db);
+  return pageOf(rows.rows, q.limit, singleToken, await counter(db, name));
 }
 
 /** All-time unfiltered leaderboard: reads limit + offset rows of an ru_user index (migration 0002). */
-async function topPlayers(db: Kysely<Database>, q: PlayersQuery): Promise<PlayersResult> {
+async function topPlayers(db: Kysely<Database>, a: DialectAdapter, q: PlayersQuery): Promise<PlayersResult> {
   const key = sql.raw(q.sortBy === 'usd_profit' ? SORT_KEYS.usd_profit : SORT_KEYS.usd_volume);
-  const rows = await sql<Record<string, unknown>>`select player, ${ROW_COLUMNS} from ru_user
-    order by ${key} desc, player asc limit ${q.limit} offset ${q.offset}`.execute(db);
+  const rows = await sql<Record<string, unknown>>`select player, ${ROW_COLUMNS}, ${key} as sk from ru_user where 1=1 ${afterSql(a, key, q.after)}
+    order by ${key} desc, player asc limit ${q.limit + 1} offset ${q.after === undefined ? q.offset : 0}`.execute(db);
   const total = await counter(db, 'players');
-  return { results: rows.rows.map((r) => leaderboardEntry(r, false)), total };
+  return pageOf(rows.rows, q.limit, false, total);
 }

@@ -2,10 +2,11 @@ import { sql, type Kysely } from 'kysely';
 import { hourFloor, joinHiLo, MS_PER_DAY, MS_PER_HOUR } from '../../core/index.js';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
-import type { DailyQuery, PlatformByPoolEntry, PoolDailyPoint, PoolTotal, RatioPoint, TokenEntry } from '../types.js';
+import type { DailyQuery, PlatformByPoolEntry, PoolDailyPoint, PoolTotal, RatioPoint, TokenEntry, TokensQuery } from '../types.js';
 import { VOLUME_COLUMNS } from '../rollups/definitions.js';
 import { seriesSums } from './charts.js';
-import { big, joinHiLoRow, num, poolToken, sumsOf } from './common.js';
+import { big, dayRange, joinHiLoRow, num, poolToken, sumsOf } from './common.js';
+import { keysetKinds, positionValues } from './keyset.js';
 
 /** Σ of the volume columns (rollups/definitions.ts VOLUME_COLUMNS). */
 const VOLUME_SUMS = sumsOf(VOLUME_COLUMNS);
@@ -18,11 +19,16 @@ export async function platformsByPool(db: Kysely<Database>, pool: string): Promi
   return rows.sort((x, y) => (x.volume === y.volume ? (x.creator < y.creator ? -1 : 1) : x.volume > y.volume ? -1 : 1));
 }
 
-/** GET /tokens: all-time per token (optionally one creator) from ru_ctp; usd_volume desc, token asc. */
-export async function tokens(db: Kysely<Database>, q: { creator?: string }): Promise<TokenEntry[]> {
-  const res = await sql<Record<string, unknown>>`select token, ${VOLUME_SUMS}
-    from ru_ctp where 1=1 ${q.creator === undefined ? sql`` : sql`and creator = ${q.creator}`} group by token
-    order by sum(usd_wager) desc, token asc`.execute(db);
+/**
+ * GET /tokens: all-time per token (optionally one creator) from ru_ctp; usd_volume desc, token asc;
+ * at most `limit` rows after the keyset position [usd_volume, token] (docs/design.md §4).
+ */
+export async function tokens(db: Kysely<Database>, q: TokensQuery): Promise<TokenEntry[]> {
+  const pos = q.after === undefined ? undefined : (positionValues(q.after, keysetKinds('tokens')) as [number, string]);
+  const after = pos === undefined ? sql`` : sql`where usd_wager <= ${pos[0]} and (usd_wager < ${pos[0]} or token > ${pos[1]})`;
+  const res = await sql<Record<string, unknown>>`select * from (select token, ${VOLUME_SUMS}
+    from ru_ctp where 1=1 ${q.creator === undefined ? sql`` : sql`and creator = ${q.creator}`} group by token) t ${after}
+    order by usd_wager desc, token asc ${q.limit === undefined ? sql`` : sql`limit ${q.limit}`}`.execute(db);
   return res.rows.map((r) => ({ token: String(r.token), plays: num(r.plays), volume: joinHiLoRow(r, 'wager'), usd_volume: num(r.usd_wager) }));
 }
 
