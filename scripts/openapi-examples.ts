@@ -60,7 +60,7 @@ try {
   for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
     for (const [method, op] of Object.entries<any>(item)) {
       // Live streams (text/event-stream) never end: they have no JSON answer to record.
-      if (op.responses?.['200']?.content?.['application/json'] === undefined) continue;
+      if (op.responses?.['200']?.content?.['text/event-stream'] !== undefined) continue;
       const required = ((op.parameters ?? []) as { in: string; name: string; required?: boolean }[]).filter((p) => p.in === 'query' && p.required).map((p) => p.name);
       ops.push({ id: op.operationId, method: method.toUpperCase(), path, required });
     }

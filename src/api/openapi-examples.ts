@@ -35,6 +35,16 @@ export const OPENAPI_EXAMPLES: RecordedExamples = {
         "skipped": {}
       }
     },
+    "postSync": {
+      "success": true,
+      "data": {
+        "syncing": true,
+        "alreadyRunning": false,
+        "startedAt": "2026-01-15T13:27:41.000Z",
+        "passId": "idle_1",
+        "scheduled": false
+      }
+    },
     "getStats": {
       "players": 156,
       "usd_volume": 4350217425.410428,
@@ -470,7 +480,7 @@ export const OPENAPI_EXAMPLES: RecordedExamples = {
     },
     "getUsage": {
       "key": {
-        "id": "key_aa17ae7a1b1821e4",
+        "id": "key_39e63a06213d7e6b",
         "name": "examples",
         "tier": "standard",
         "scopes": [
@@ -483,13 +493,13 @@ export const OPENAPI_EXAMPLES: RecordedExamples = {
       "bucket": {
         "rpm": 100,
         "burst": 200,
-        "remaining": 178,
+        "remaining": 177,
         "resetAt": 1768483675,
         "policy": "\"standard\";q=200;w=120"
       },
       "today": {
         "date": "2026-01-15",
-        "total": 22,
+        "total": 23,
         "operations": {
           "getChartDailyUsd": 1,
           "getChartDaoUsd": 1,
@@ -512,7 +522,8 @@ export const OPENAPI_EXAMPLES: RecordedExamples = {
           "getStatus": 1,
           "getSyncStatus": 1,
           "getTokens": 1,
-          "getTotal": 1
+          "getTotal": 1,
+          "postSync": 1
         }
       }
     }
