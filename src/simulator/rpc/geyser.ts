@@ -8,9 +8,9 @@ import { renderTransaction, txError, type ChainView } from '../transactions/inde
  * (docs/protocol.md §8, docs/simulator.md "Yellowstone gRPC"): the `geyser.Geyser` service of the
  * published geyser.proto, Subscribe's messages encoded with the codecs @triton-one/yellowstone-grpc
  * ships (the unary ones here: flatCodec), served by @grpc/grpc-js (a development dependency).
- * `Subscribe` streams, per slot as the head passes it at the request's commitment, the matching transactions (filters `transactions`: accountInclude / accountExclude /
- * accountRequired, `failed`, `vote`, `signature`), then the block meta (`blocksMeta`) and the slot
- * status (`slots`); a `ping` in a request is answered with a `pong`, and the server pings every
+ * `Subscribe` streams, per slot as the head passes it at the request's commitment, the matching
+ * transactions (filters `transactions`: accountInclude / accountExclude / accountRequired,
+ * `failed`, `vote`, `signature`), then the block meta (`blocksMeta`) and the slot status (`slots`); a `ping` in a request is answered with a `pong`, and the server pings every
  * PING_MS. Unary: Ping, GetSlot, GetBlockHeight, GetLatestBlockhash, IsBlockhashValid, GetVersion,
  * SubscribeReplayInfo.
  */
