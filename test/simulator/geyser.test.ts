@@ -5,7 +5,7 @@
  * every streamed transaction decodes to the same events as its getTransaction answer.
  */
 import * as ys from '@triton-one/yellowstone-grpc';
-import { CommitmentLevel, SlotStatus, type SubscribeRequest, type SubscribeUpdate } from '@triton-one/yellowstone-grpc';
+import { CommitmentLevel, type SubscribeRequest, type SubscribeUpdate } from '@triton-one/yellowstone-grpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeTransaction, GAMBA_PROGRAM_ID } from '../../src/protocol/index.js';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
@@ -79,7 +79,7 @@ describe('Yellowstone gRPC (simulated)', () => {
     const metas = updates.filter((u) => u.blockMeta);
     expect(txs.length).toBeGreaterThan(3);
     expect(metas.length).toBeGreaterThan(2);
-    expect(updates.filter((u) => u.slot).every((u) => u.slot!.status === SlotStatus.SLOT_CONFIRMED)).toBe(true);
+    expect(updates.filter((u) => u.slot).every((u) => u.slot!.status === 1 /* SLOT_CONFIRMED */)).toBe(true);
     // Within a slot: transactions in block order (index), then its block meta.
     for (const u of txs) {
       expect(u.filters).toEqual(['gamba']);

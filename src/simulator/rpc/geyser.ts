@@ -1,36 +1,16 @@
 import * as grpc from '@grpc/grpc-js';
-import {
-  CommitmentLevel,
-  GetBlockHeightRequest,
-  GetBlockHeightResponse,
-  GetLatestBlockhashRequest,
-  GetLatestBlockhashResponse,
-  GetSlotRequest,
-  GetSlotResponse,
-  GetVersionRequest,
-  GetVersionResponse,
-  IsBlockhashValidRequest,
-  IsBlockhashValidResponse,
-  PingRequest,
-  PongResponse,
-  SlotStatus,
-  SubscribeReplayInfoRequest,
-  SubscribeReplayInfoResponse,
-  SubscribeRequest,
-  SubscribeUpdate,
-  type SubscribeRequestFilterTransactions,
-} from '@triton-one/yellowstone-grpc';
+import { CommitmentLevel, SubscribeRequest, SubscribeUpdate, type SubscribeRequestFilterTransactions } from '@triton-one/yellowstone-grpc';
 import { blockHeightOf, fromBase58, isSkippedSlot, type Commitment, type TxSkel } from '../chain/index.js';
 import { renderTransaction, txError, type ChainView } from '../transactions/index.js';
 
 /**
  * The Yellowstone gRPC ("Dragon's Mouth") face of the simulated node, on its own port
  * (docs/protocol.md §8, docs/simulator.md "Yellowstone gRPC"): the `geyser.Geyser` service of the
- * published geyser.proto, its messages encoded with the codecs @triton-one/yellowstone-grpc ships,
- * served by @grpc/grpc-js. `Subscribe` streams, per slot as the head passes it at the request's
- * commitment, the matching transactions (filters `transactions`: accountInclude / accountExclude /
- * accountRequired, `failed`, `vote`, `signature`), then the block meta (`blocksMeta`) and the slot
- * status (`slots`); a `ping` in a request is answered with a `pong`, and the server pings every
+ * published geyser.proto, Subscribe's messages encoded with the codecs @triton-one/yellowstone-grpc
+ * ships (the unary ones here: flatCodec), served by @grpc/grpc-js (a development dependency).
+ * `Subscribe` streams, per slot as the head passes it at the request's commitment, the matching
+ * transactions (filters `transactions`: accountInclude / accountExclude / accountRequired,
+ * `failed`, `vote`, `signature`), then the block meta (`blocksMeta`) and the slot status (`slots`); a `ping` in a request is answered with a `pong`, and the server pings every
  * PING_MS. Unary: Ping, GetSlot, GetBlockHeight, GetLatestBlockhash, IsBlockhashValid, GetVersion,
  * SubscribeReplayInfo.
  */
@@ -55,23 +35,102 @@ const TICK_MS = 50;
 const REPLAY_SLOTS = 3000;
 const VERSION = JSON.stringify({ package: 'yellowstone-grpc-geyser', version: '10.0.0', proto: '10.0.0', solana: '2.2.16', simulator: true });
 
+/** geyser.proto `SlotStatus` (the client package does not export the enum). */
+const SlotStatus = { SLOT_PROCESSED: 0, SLOT_CONFIRMED: 1, SLOT_FINALIZED: 2 } as const;
+type SlotStatus = (typeof SlotStatus)[keyof typeof SlotStatus];
+
 const LEVEL_TO_COMMITMENT: Record<number, Commitment> = { [CommitmentLevel.PROCESSED]: 'processed', [CommitmentLevel.CONFIRMED]: 'confirmed', [CommitmentLevel.FINALIZED]: 'finalized' };
 const STATUS_OF: Record<Commitment, SlotStatus> = { processed: SlotStatus.SLOT_PROCESSED, confirmed: SlotStatus.SLOT_CONFIRMED, finalized: SlotStatus.SLOT_FINALIZED };
 
-type Codec<T> = { encode(m: T): { finish(): Uint8Array }; decode(b: Uint8Array): T };
+type Codec<T> = { encode(m: T): Uint8Array; decode(b: Uint8Array): T };
 function unary<Req, Res>(name: string, req: Codec<Req>, res: Codec<Res>): grpc.MethodDefinition<Req, Res> {
   return {
     path: `/geyser.Geyser/${name}`,
     requestStream: false,
     responseStream: false,
-    requestSerialize: (m) => Buffer.from(req.encode(m).finish()),
+    requestSerialize: (m) => Buffer.from(req.encode(m)),
     requestDeserialize: (b) => req.decode(b),
-    responseSerialize: (m) => Buffer.from(res.encode(m).finish()),
+    responseSerialize: (m) => Buffer.from(res.encode(m)),
     responseDeserialize: (b) => res.decode(b),
   };
 }
 
-/** `service Geyser` of geyser.proto (package `geyser`) over the client package's message codecs. */
+/**
+ * The unary messages of geyser.proto, encoded here: the client package (5.x, the last whose
+ * native builds are all published) exports only the Subscribe codecs. Each is a flat message of
+ * numbered scalar fields (varint: uint64 / int32 / bool / enum; length-delimited: string).
+ */
+type Field = { n: number; kind: 'varint' | 'string' };
+function flatCodec<T extends Record<string, unknown>>(fields: Record<keyof T & string, Field>): Codec<T> {
+  const entries = Object.entries(fields) as [string, Field][];
+  return {
+    encode(m) {
+      const out: number[] = [];
+      const varint = (v: bigint) => {
+        while (v > 0x7fn) {
+          out.push(Number(v & 0x7fn) | 0x80);
+          v >>= 7n;
+        }
+        out.push(Number(v));
+      };
+      for (const [name, f] of entries) {
+        const v = m[name];
+        if (v === undefined || v === null) continue;
+        if (f.kind === 'string') {
+          const bytes = Buffer.from(String(v), 'utf8');
+          varint(BigInt(f.n * 8 + 2));
+          varint(BigInt(bytes.length));
+          out.push(...bytes);
+        } else {
+          varint(BigInt(f.n * 8));
+          varint(typeof v === 'boolean' ? (v ? 1n : 0n) : BigInt(v as string | number));
+        }
+      }
+      return Uint8Array.from(out);
+    },
+    decode(b) {
+      const m: Record<string, unknown> = {};
+      let i = 0;
+      const varint = (): bigint => {
+        let v = 0n;
+        for (let shift = 0n; ; shift += 7n) {
+          const byte = b[i++]!;
+          v |= BigInt(byte & 0x7f) << shift;
+          if (byte < 0x80) return v;
+        }
+      };
+      while (i < b.length) {
+        const tag = Number(varint());
+        const field = entries.find(([, f]) => f.n === tag >> 3);
+        if ((tag & 7) === 2) {
+          const len = Number(varint());
+          if (field) m[field[0]] = Buffer.from(b.subarray(i, i + len)).toString('utf8');
+          i += len;
+        } else {
+          const v = varint();
+          if (field) m[field[0]] = v;
+        }
+      }
+      return m as T;
+    },
+  };
+}
+
+const varint = (n: number): Field => ({ n, kind: 'varint' });
+const text = (n: number): Field => ({ n, kind: 'string' });
+type Msg = Record<string, unknown>;
+const commitmentReq = flatCodec<Msg>({ commitment: varint(1) });
+const EmptyMsg = flatCodec<Msg>({});
+const PingMsg = flatCodec<Msg>({ count: varint(1) });
+const SlotRes = flatCodec<Msg>({ slot: varint(1) });
+const BlockHeightRes = flatCodec<Msg>({ blockHeight: varint(1) });
+const BlockhashRes = flatCodec<Msg>({ slot: varint(1), blockhash: text(2), lastValidBlockHeight: varint(3) });
+const BlockhashValidReq = flatCodec<Msg>({ blockhash: text(1), commitment: varint(2) });
+const BlockhashValidRes = flatCodec<Msg>({ slot: varint(1), valid: varint(2) });
+const VersionRes = flatCodec<Msg>({ version: text(1) });
+const ReplayInfoRes = flatCodec<Msg>({ firstAvailable: varint(1) });
+
+/** `service Geyser` of geyser.proto (package `geyser`): Subscribe over the client package's codecs, the unary methods over flatCodec. */
 const GEYSER_SERVICE = {
   subscribe: {
     path: '/geyser.Geyser/Subscribe',
@@ -82,13 +141,13 @@ const GEYSER_SERVICE = {
     responseSerialize: (m: SubscribeUpdate) => Buffer.from(SubscribeUpdate.encode(m).finish()),
     responseDeserialize: (b: Buffer) => SubscribeUpdate.decode(b),
   } satisfies grpc.MethodDefinition<SubscribeRequest, SubscribeUpdate>,
-  subscribeReplayInfo: unary('SubscribeReplayInfo', SubscribeReplayInfoRequest, SubscribeReplayInfoResponse),
-  ping: unary('Ping', PingRequest, PongResponse),
-  getLatestBlockhash: unary('GetLatestBlockhash', GetLatestBlockhashRequest, GetLatestBlockhashResponse),
-  getBlockHeight: unary('GetBlockHeight', GetBlockHeightRequest, GetBlockHeightResponse),
-  getSlot: unary('GetSlot', GetSlotRequest, GetSlotResponse),
-  isBlockhashValid: unary('IsBlockhashValid', IsBlockhashValidRequest, IsBlockhashValidResponse),
-  getVersion: unary('GetVersion', GetVersionRequest, GetVersionResponse),
+  subscribeReplayInfo: unary('SubscribeReplayInfo', EmptyMsg, ReplayInfoRes),
+  ping: unary('Ping', PingMsg, PingMsg),
+  getLatestBlockhash: unary('GetLatestBlockhash', commitmentReq, BlockhashRes),
+  getBlockHeight: unary('GetBlockHeight', commitmentReq, BlockHeightRes),
+  getSlot: unary('GetSlot', commitmentReq, SlotRes),
+  isBlockhashValid: unary('IsBlockhashValid', BlockhashValidReq, BlockhashValidRes),
+  getVersion: unary('GetVersion', EmptyMsg, VersionRes),
 };
 
 /** geyser.proto field numbers of SubscribeRequest's map fields whose filter message may be empty. */
@@ -350,25 +409,27 @@ export async function startGeyserServer(view: ChainView, o: { host: string; port
       call.on('error', () => open.delete(s));
       call.on('cancelled', () => open.delete(s));
     },
-    subscribeReplayInfo: (_c: unknown, cb: grpc.sendUnaryData<SubscribeReplayInfoResponse>) =>
-      cb(null, { firstAvailable: String(Math.max(tl.historyStartSlot, clock.slot('processed') - REPLAY_SLOTS)) }),
-    ping: (c: grpc.ServerUnaryCall<PingRequest, PongResponse>, cb: grpc.sendUnaryData<PongResponse>) => cb(null, { count: c.request.count }),
-    getLatestBlockhash: (c: grpc.ServerUnaryCall<GetLatestBlockhashRequest, GetLatestBlockhashResponse>, cb: grpc.sendUnaryData<GetLatestBlockhashResponse>) => {
-      const slot = clock.slot(LEVEL_TO_COMMITMENT[c.request.commitment ?? CommitmentLevel.FINALIZED] ?? 'finalized');
-      cb(null, { slot: String(slot), blockhash: view.blockhash(slot), lastValidBlockHeight: String(blockHeightOf(slot) + 150) });
+    subscribeReplayInfo: (_c: unknown, cb: grpc.sendUnaryData<Msg>) => cb(null, { firstAvailable: Math.max(tl.historyStartSlot, clock.slot('processed') - REPLAY_SLOTS) }),
+    ping: (c: grpc.ServerUnaryCall<Msg, Msg>, cb: grpc.sendUnaryData<Msg>) => cb(null, { count: c.request.count ?? 0 }),
+    getLatestBlockhash: (c: grpc.ServerUnaryCall<Msg, Msg>, cb: grpc.sendUnaryData<Msg>) => {
+      const slot = clock.slot(commitmentOf(c.request));
+      cb(null, { slot, blockhash: view.blockhash(slot), lastValidBlockHeight: blockHeightOf(slot) + 150 });
     },
-    getBlockHeight: (c: grpc.ServerUnaryCall<GetBlockHeightRequest, GetBlockHeightResponse>, cb: grpc.sendUnaryData<GetBlockHeightResponse>) =>
-      cb(null, { blockHeight: String(blockHeightOf(clock.slot(LEVEL_TO_COMMITMENT[c.request.commitment ?? CommitmentLevel.FINALIZED] ?? 'finalized'))) }),
-    getSlot: (c: grpc.ServerUnaryCall<GetSlotRequest, GetSlotResponse>, cb: grpc.sendUnaryData<GetSlotResponse>) =>
-      cb(null, { slot: String(clock.slot(LEVEL_TO_COMMITMENT[c.request.commitment ?? CommitmentLevel.FINALIZED] ?? 'finalized')) }),
-    isBlockhashValid: (c: grpc.ServerUnaryCall<IsBlockhashValidRequest, IsBlockhashValidResponse>, cb: grpc.sendUnaryData<IsBlockhashValidResponse>) => {
+    getBlockHeight: (c: grpc.ServerUnaryCall<Msg, Msg>, cb: grpc.sendUnaryData<Msg>) => cb(null, { blockHeight: blockHeightOf(clock.slot(commitmentOf(c.request))) }),
+    getSlot: (c: grpc.ServerUnaryCall<Msg, Msg>, cb: grpc.sendUnaryData<Msg>) => cb(null, { slot: clock.slot(commitmentOf(c.request)) }),
+    isBlockhashValid: (c: grpc.ServerUnaryCall<Msg, Msg>, cb: grpc.sendUnaryData<Msg>) => {
       const slot = clock.slot('processed');
       let valid = false;
       for (let s = slot; s > slot - 150 && !valid; s--) valid = view.blockhash(s) === c.request.blockhash;
-      cb(null, { slot: String(slot), valid });
+      cb(null, { slot, valid });
     },
-    getVersion: (_c: unknown, cb: grpc.sendUnaryData<GetVersionResponse>) => cb(null, { version: VERSION }),
+    getVersion: (_c: unknown, cb: grpc.sendUnaryData<Msg>) => cb(null, { version: VERSION }),
   });
+
+  /** A unary request's `commitment` (default finalized, as the Yellowstone server's). */
+  function commitmentOf(m: Msg): Commitment {
+    return LEVEL_TO_COMMITMENT[Number(m.commitment ?? CommitmentLevel.FINALIZED)] ?? 'finalized';
+  }
 
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${o.host.includes(':') ? `[${o.host}]` : o.host}:${o.port ?? 0}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
