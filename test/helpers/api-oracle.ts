@@ -116,8 +116,8 @@ export async function expectApiMatchesOracle(get: Get, oracle: Oracle, ids: Ids 
   const endTime = oracle.nowMs - 2 * 86_400_000 + 1_234_567;
   await check('/stats', { startTime, endTime }, oracle.stats({ startTime, endTime }));
   await check('/stats', { creator: ids.creators[0], startTime, endTime }, oracle.stats({ creator: ids.creators[0], startTime, endTime }));
-  await check('/players', { startTime, endTime, limit: 1000 }, oracle.players({ sortBy: 'usd_profit', limit: 1000, offset: 0, startTime, endTime }));
-  await check('/platforms', { startTime, endTime, limit: 100 }, { results: oracle.platforms({ days: 7, sortBy: 'usd_volume', limit: 100, startTime, endTime }) });
+  await check('/players', { startTime, endTime, limit: 1000 }, oracle.players({ sortBy: 'usd_profit', limit: 1000, offset: 0, startTime, endTime }), paged);
+  await check('/platforms', { startTime, endTime, limit: 100 }, { results: oracle.platforms({ days: 7, sortBy: 'usd_volume', limit: 100, startTime, endTime }) }, listed);
   for (const [tz, interval] of [['America/New_York', 'hour'], ['Europe/Berlin', 'day'], ['Asia/Kolkata', 'week']] as const) {
     await check('/chart/plays', { tz, interval, startTime, endTime }, { data: oracle.chartPlays({ tz, interval, startTime, endTime }) });
     await check('/chart/dao-usd', { tz, interval, creator: ids.creators[0], days: interval === 'hour' ? 2 : 30 }, { data: oracle.chartDaoUsd({ tz, interval, creator: ids.creators[0], days: interval === 'hour' ? 2 : 30 }) });
