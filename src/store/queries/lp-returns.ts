@@ -5,6 +5,7 @@ import type { Database } from '../schema.js';
 import type { LpPricePoint, LpPriceQuery, LpState, PoolReturns, PoolReturnsQuery } from '../types-house.js';
 import { big, num } from './common.js';
 import { pool } from './pool-entries.js';
+import { poolStateBefore } from './pools.js';
 
 /**
  * GET /pool/lp-price and GET /pool/returns (docs/design.md §10). LP price = liquidity / LP supply
@@ -40,18 +41,7 @@ export async function lpPrice(db: Kysely<Database>, q: LpPriceQuery): Promise<Lp
     .where('hour_ms', '<', lastEnd)
     .orderBy('hour_ms')
     .execute();
-  const prevLiq = await db.selectFrom('ru_pool_hour').select('liquidity').where('pool', '=', q.pool).where('hour_ms', '<', first).orderBy('hour_ms', 'desc').limit(1).executeTakeFirst();
-  const prevLp = await db
-    .selectFrom('ru_pool_hour')
-    .select('lp_supply')
-    .where('pool', '=', q.pool)
-    .where('hour_ms', '<', first)
-    .where('lp_supply', 'is not', null)
-    .orderBy('hour_ms', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  let liq: bigint | null = prevLiq ? big(prevLiq.liquidity) : null;
-  let lp: bigint | null = prevLp?.lp_supply != null ? big(prevLp.lp_supply) : null;
+  let { liquidity: liq, lpSupply: lp } = await poolStateBefore(db, q.pool, first);
   const out: LpPricePoint[] = [];
   let i = 0;
   for (let t = first; t < lastEnd; t += step) {

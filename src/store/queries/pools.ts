@@ -57,6 +57,25 @@ export async function daily(db: Kysely<Database>, a: DialectAdapter, q: DailyQue
 export const RATIO_WINDOW_MS = 30 * MS_PER_DAY;
 
 /**
+ * A pool's state before the UTC hour starting at `hourMs` (Unix ms), from `ru_pool_hour`: the last
+ * liquidity and the last LP supply of earlier hours (smallest units; null before the pool's first
+ * settle or pool change). The starting point of /ratio and /pool/lp-price (docs/design.md §10).
+ */
+export async function poolStateBefore(db: Kysely<Database>, pool: string, hourMs: number): Promise<{ liquidity: bigint | null; lpSupply: bigint | null }> {
+  const prevLiq = await db.selectFrom('ru_pool_hour').select('liquidity').where('pool', '=', pool).where('hour_ms', '<', hourMs).orderBy('hour_ms', 'desc').limit(1).executeTakeFirst();
+  const prevLp = await db
+    .selectFrom('ru_pool_hour')
+    .select('lp_supply')
+    .where('pool', '=', pool)
+    .where('hour_ms', '<', hourMs)
+    .where('lp_supply', 'is not', null)
+    .orderBy('hour_ms', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return { liquidity: prevLiq ? big(prevLiq.liquidity) : null, lpSupply: prevLp?.lp_supply != null ? big(prevLp.lp_supply) : null };
+}
+
+/**
  * GET /ratio: hourly points for each UTC hour from hourFloor(now − 30 d) to hourFloor(now):
  * the pool's liquidity and LP supply at the end of that hour (carried forward from the latest
  * event at or before it), ratio = liquidity / lp_supply (1 when lp_supply is 0, as the Gamba
@@ -75,18 +94,7 @@ export async function ratio(db: Kysely<Database>, q: { pool: string; now: number
     .where('hour_ms', '<=', end)
     .orderBy('hour_ms')
     .execute();
-  const prevLiq = await db.selectFrom('ru_pool_hour').select('liquidity').where('pool', '=', q.pool).where('hour_ms', '<', start).orderBy('hour_ms', 'desc').limit(1).executeTakeFirst();
-  const prevLp = await db
-    .selectFrom('ru_pool_hour')
-    .select('lp_supply')
-    .where('pool', '=', q.pool)
-    .where('hour_ms', '<', start)
-    .where('lp_supply', 'is not', null)
-    .orderBy('hour_ms', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  let liq: bigint | null = prevLiq ? big(prevLiq.liquidity) : null;
-  let lp: bigint | null = prevLp?.lp_supply != null ? big(prevLp.lp_supply) : null;
+  let { liquidity: liq, lpSupply: lp } = await poolStateBefore(db, q.pool, start);
   const byHour = new Map(rows.map((r) => [num(r.hour_ms), r]));
   const out: RatioPoint[] = [];
   for (let h = start; h <= end; h += MS_PER_HOUR) {
