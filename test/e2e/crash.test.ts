@@ -59,33 +59,16 @@ const childEnv = (rpcUrl: string, databaseUrl: string, hermes: string, jupiter: 
 });
 
 describe('crash safety (kill -9 during backfill, restart)', () => {
-  it('against the simulator: ends with exactly the ground-truth events', async () => {
-    const sim = await startSimulator({ seed: 77, days: 14, playsPerDay: 150, liveRate: 0 });
+  // The same kill/restart run through each history source (docs/indexer.md "Chain sources").
+  it.each([
+    { source: 'rpc', seed: 77 },
+    { source: 'helius', seed: 78 },
+  ])('HISTORY_SOURCE=$source against the simulator: ends with exactly the ground-truth events', async ({ source, seed }) => {
+    const sim = await startSimulator({ seed, days: 14, playsPerDay: 150, liveRate: 0 });
     const db = createTestDatabase();
     const store = await createStore({ common: createCommon(), config: db.config });
     try {
-      const progress = await killAndRestart(store, childEnv(sim.rpcUrl, db.databaseUrl, sim.hermesUrl, sim.jupiterUrl, 100), 5);
-      expect(progress).toEqual([...progress].sort((a, b) => a - b));
-      expect(progress.filter((n) => n > 0).length).toBeGreaterThanOrEqual(2);
-      const truth = await groundTruth(sim);
-      expect(await storedEventLines(store, poolsOf(truth.events))).toEqual(expectedEventLines(truth.events));
-      const counts = await store.queries.counts();
-      expect(counts.totalGames).toBe(truth.events.filter((e) => e.name === 'GameSettled').length);
-      expect(counts.totalPoolChanges).toBe(truth.events.filter((e) => e.name === 'PoolChange').length);
-      expect(counts.unpricedGames).toBe(0);
-    } finally {
-      await store.close();
-      await db.drop();
-      await sim.stop();
-    }
-  });
-
-  it('HISTORY_SOURCE=helius against the simulator: ends with exactly the ground-truth events', async () => {
-    const sim = await startSimulator({ seed: 78, days: 14, playsPerDay: 150, liveRate: 0 });
-    const db = createTestDatabase();
-    const store = await createStore({ common: createCommon(), config: db.config });
-    try {
-      const env = { ...childEnv(sim.rpcUrl, db.databaseUrl, sim.hermesUrl, sim.jupiterUrl, 100), HISTORY_SOURCE: 'helius' };
+      const env = { ...childEnv(sim.rpcUrl, db.databaseUrl, sim.hermesUrl, sim.jupiterUrl, 100), HISTORY_SOURCE: source };
       const progress = await killAndRestart(store, env, 5);
       expect(progress).toEqual([...progress].sort((a, b) => a - b));
       expect(progress.filter((n) => n > 0).length).toBeGreaterThanOrEqual(2);
