@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { houseEdgeKinds, type BiggestWin, type HouseEdgeRow, type LpState } from '../../store/index.js';
 import { decodeCursor, nextCursor } from '../cursor.js';
+import { EXPORT_PAGE_ROWS, exportFormat, oneShot, sendExport } from '../export.js';
 import { apiError, invalidParameter } from '../errors.js';
 import { PARAMS, queryOf } from '../params.js';
 import { addressOut, amount, count, errorResponse, ms, obj, protectedErrors, usd } from '../schemas.js';
@@ -30,6 +31,7 @@ const houseEdgeQuery = queryOf({
   endTime: PARAMS.windowEnd,
   limit: PARAMS.houseLimit,
   cursor: PARAMS.houseCursor,
+  format: PARAMS.format,
 });
 const winsQuery = queryOf({
   sortBy: PARAMS.winsSortBy,
@@ -40,8 +42,9 @@ const winsQuery = queryOf({
   startTime: PARAMS.windowStart,
   endTime: PARAMS.windowEnd,
   limit: PARAMS.winsLimit,
+  format: PARAMS.format,
 });
-const lpPriceQuery = queryOf({ pool: PARAMS.poolRequired, interval: PARAMS.lpInterval, startTime: PARAMS.windowStart, endTime: PARAMS.windowEnd });
+const lpPriceQuery = queryOf({ pool: PARAMS.poolRequired, interval: PARAMS.lpInterval, startTime: PARAMS.windowStart, endTime: PARAMS.windowEnd, format: PARAMS.format });
 const returnsQuery = queryOf({ pool: PARAMS.poolRequired, startTime: PARAMS.returnsStart, endTime: PARAMS.windowEnd });
 
 const houseEdgeRow = obj({
@@ -106,6 +109,13 @@ const returnsSchema = obj({
   house_pnl_usd: usd('Σ (wager − payout) × price at each game'),
 });
 
+/** Export columns of /house-edge (docs/design.md §11), in order: the JSON row's fields. */
+export const HOUSE_EDGE_COLUMNS = ['key', 'token', 'plays', 'wins', 'win_rate', 'wager', 'payout', 'expected_payout', 'rtp', 'expected_rtp', 'edge', 'expected_edge', 'edge_diff', 'jackpots', 'jackpot', 'usd_wager', 'usd_profit'] as const;
+/** Export columns of /house-edge/wins (docs/design.md §11), in order: the JSON row's fields. */
+export const WIN_COLUMNS = ['signature', 'time', 'user', 'creator', 'token', 'pool', 'game', 'wager', 'payout', 'jackpot', 'multiplier', 'usd_wager', 'usd_profit'] as const;
+/** Export columns of /pool/lp-price (docs/design.md §11), in order: the JSON point's fields. */
+export const LP_PRICE_COLUMNS = ['time', 'liquidity', 'lp_supply', 'lp_price'] as const;
+
 const div = (a: bigint | number, b: bigint | number): number | null => (Number(b) === 0 ? null : Number(a) / Number(b));
 
 function edgeJson(r: HouseEdgeRow) {
@@ -157,10 +167,18 @@ export function registerHouseRoutes(scope: FastifyInstance, deps: RouteDeps): vo
         ...protectedErrors,
       },
     },
-  }, async (request) => {
-    const { cursor, ...q } = houseEdgeQuery.parse(request.query);
+  }, async (request, reply) => {
+    const { cursor, format: _, ...q } = houseEdgeQuery.parse(request.query);
     checkWindow(q.startTime, q.endTime);
     const after = cursor === undefined ? undefined : decodeCursor(cursor, q.groupBy, 'ASC', houseEdgeKinds(q.groupBy));
+    const format = exportFormat(request);
+    if (format !== undefined) {
+      // Every group, through the same keyset as the pages (docs/design.md §11); `limit` does not apply.
+      return sendExport(reply, format, HOUSE_EDGE_COLUMNS, async (at) => {
+        const page = await store.queries.houseEdge({ ...q, limit: EXPORT_PAGE_ROWS, after: at });
+        return { rows: page.results.map(edgeJson), next: page.next };
+      }, after);
+    }
     const page = await store.queries.houseEdge({ ...q, after });
     return { groupBy: q.groupBy, results: page.results.map(edgeJson), nextCursor: nextCursor(q.groupBy, 'ASC', page.next) };
   });
@@ -172,12 +190,15 @@ export function registerHouseRoutes(scope: FastifyInstance, deps: RouteDeps): vo
       querystring: winsQuery.schema,
       response: { 200: obj({ results: { type: 'array', items: winRow } }), ...protectedErrors },
     },
-  }, async (request) => {
-    const q = winsQuery.parse(request.query);
+  }, async (request, reply) => {
+    const { format: _, ...q } = winsQuery.parse(request.query);
     checkWindow(q.startTime, q.endTime);
     // Payouts of different tokens do not compare (docs/design.md §10), as /players token_* sorts.
     if (q.sortBy === 'payout' && q.token === undefined && q.pool === undefined) throw invalidParameter('sortBy', 'payout needs token or pool (amounts of one token)');
-    return { results: (await store.queries.biggestWins(q)).map(winJson) };
+    const results = (await store.queries.biggestWins(q)).map(winJson);
+    // A ranking, not a paged list: the export holds the same top `limit` rows (docs/design.md §11).
+    const format = exportFormat(request);
+    return format === undefined ? { results } : sendExport(reply, format, WIN_COLUMNS, oneShot(results));
   });
 
   scope.get('/pool/lp-price', {
@@ -187,15 +208,17 @@ export function registerHouseRoutes(scope: FastifyInstance, deps: RouteDeps): vo
       querystring: lpPriceQuery.schema,
       response: { 200: obj({ interval: { type: 'string' }, data: { type: 'array', items: lpPoint } }), ...protectedErrors },
     },
-  }, async (request) => {
-    const q = lpPriceQuery.parse(request.query);
+  }, async (request, reply) => {
+    const { format: _, ...q } = lpPriceQuery.parse(request.query);
     checkWindow(q.startTime, q.endTime);
     const step = q.interval === 'hour' ? 3_600_000 : 86_400_000;
     const endTime = q.endTime ?? clock.now();
     const startTime = q.startTime ?? Math.max(0, endTime - DEFAULT_LP_SPAN[q.interval] * 86_400_000);
     if (Math.ceil(endTime / step) - Math.floor(startTime / step) > MAX_LP_POINTS) throw invalidParameter('startTime', `must leave at most ${MAX_LP_POINTS} ${q.interval}s before endTime`);
     const points = await store.queries.lpPrice({ pool: q.pool, interval: q.interval, startTime, endTime });
-    return { interval: q.interval, data: points.map((p) => ({ time: p.time, ...stateJson(p) })) };
+    const data = points.map((p) => ({ time: p.time, ...stateJson(p) }));
+    const format = exportFormat(request);
+    return format === undefined ? { interval: q.interval, data } : sendExport(reply, format, LP_PRICE_COLUMNS, oneShot(data));
   });
 
   scope.get('/pool/returns', {
