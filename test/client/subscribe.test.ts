@@ -1,0 +1,179 @@
+/**
+ * The SDK's live-stream subscription (packages/client `subscribe`; docs/design.md §11) against the
+ * real API over a socket, through a TCP proxy (test/helpers/proxy.ts) that drops the connections
+ * while the write path keeps filling the store: the iterator reconnects on its own with
+ * `Last-Event-ID` = the last id it yielded, and what it yields in all is exactly the brute-force
+ * oracle's games indexed after it connected — in order, none missing, none twice.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/core/index.js';
+import { createIndexerEvents, type IndexerEventHub } from '../../src/ingest/index.js';
+import type { LocatedEvent } from '../../src/protocol/index.js';
+import type { Store } from '../../src/store/index.js';
+import { GambaApiError, createClient, rowToBigInts, type StreamEvent } from '../../packages/client/src/index.js';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { createOracle, type Oracle } from '../helpers/bruteforce.js';
+import { expectJson } from '../helpers/compare.js';
+import { generateFixture, type Fixture } from '../helpers/fixture.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/proxy.js';
+import { setupStore } from '../helpers/store.js';
+
+let fixture: Fixture;
+let oracle: Oracle;
+let store: Store;
+let hub: IndexerEventHub;
+let app: TestApp;
+let proxy: TcpProxy;
+/** Events not written yet, in chain order; `writeUntil` moves them into the store. */
+let rest: LocatedEvent[];
+let boundaryMs: number;
+
+/** Writes the remaining events with block time < `untilMs` in transaction-aligned batches, announcing each commit (as `serve` relays the indexer's). */
+async function writeUntil(untilMs: number): Promise<void> {
+  const bySig = new Map(fixture.signatures.map((s) => [s.signature, s]));
+  const now = rest.filter((e) => e.blockTime * 1000 < untilMs);
+  rest = rest.filter((e) => e.blockTime * 1000 >= untilMs);
+  for (let i = 0; i < now.length; ) {
+    let j = Math.min(i + 40, now.length);
+    while (j < now.length && now[j]!.signature === now[j - 1]!.signature) j++;
+    const batch = now.slice(i, j);
+    await store.writeBatch({ events: batch, signatures: [...new Set(batch.map((e) => e.signature))].map((s) => bySig.get(s)!) });
+    const games = batch.filter((e) => e.name === 'GameSettled').length;
+    const newest = batch[batch.length - 1]!;
+    hub?.emit('committed', { games, poolChanges: batch.length - games, repricedGames: 0, newestSlot: newest.slot, newestTimeMs: newest.blockTime * 1000 });
+    i = j;
+  }
+}
+
+const gamesFrom = (fromMs: number, q: Record<string, unknown> = {}) =>
+  oracle.settledGamesAll({ orderBy: 'time', sorting: 'ASC', onlyJackpots: false, ...q } as any).filter((g) => g.time >= fromMs);
+
+async function until(cond: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+beforeAll(async () => {
+  fixture = generateFixture({ seed: 7171, games: 1500, poolChanges: 150 });
+  oracle = createOracle(fixture);
+  store = await setupStore();
+  await store.upsertMints(fixture.mints);
+  await store.putPrices(fixture.prices);
+  rest = [...fixture.events];
+  const times = [...new Set(fixture.events.map((e) => e.blockTime * 1000))].sort((a, b) => a - b);
+  boundaryMs = times[Math.floor(times.length * 0.7)]!;
+  await writeUntil(boundaryMs);
+  hub = createIndexerEvents();
+  app = await buildTestApp({ store, clock: new ManualClock(fixture.nowMs), events: hub, options: { stream: { heartbeatMs: 200, settleMs: 50, maxPerKey: 10 } } });
+  proxy = await startTcpProxy(app.baseUrl);
+}, 120_000);
+afterAll(async () => {
+  await proxy?.close();
+  await app?.close();
+});
+
+describe('subscribe', () => {
+  it('reconnects with Last-Event-ID after the connection drops (twice, once mid-delivery): no gap, no duplicate', async () => {
+    const streamRequests: { lastEventId: string | null }[] = [];
+    const reconnects: (string | undefined)[] = [];
+    const client = createClient({
+      baseUrl: proxy.url,
+      apiKey: app.key,
+      fetch: async (request) => {
+        if (new URL(request.url).pathname === '/stream/settledGames') streamRequests.push({ lastEventId: request.headers.get('last-event-id') });
+        return fetch(request);
+      },
+    });
+    const ctl = new AbortController();
+    const got: StreamEvent<'settledGames'>[] = [];
+    const consumer = (async () => {
+      for await (const ev of client.subscribe('settledGames', {}, { signal: ctl.signal, reconnectDelayMs: 100, maxReconnects: 200, onReconnect: (i) => reconnects.push(i.lastEventId) })) got.push(ev);
+    })();
+    // Connected: the stream starts after the newest game stored at connect.
+    await until(() => streamRequests.length === 1, 'the first connection');
+    await new Promise((r) => setTimeout(r, 300));
+
+    const later = [...new Set(rest.map((e) => e.blockTime * 1000))].sort((a, b) => a - b);
+    const t1 = later[Math.floor(later.length / 3)]!;
+    const t2 = later[Math.floor((later.length * 2) / 3)]!;
+    const part1 = gamesFrom(boundaryMs).filter((g) => g.time < t1);
+    expect(part1.length).toBeGreaterThan(40);
+
+    // 1. The first third arrives; the connection drops after it; more games are indexed while it is down.
+    await writeUntil(t1);
+    await until(() => got.length >= part1.length, 'the first third');
+    proxy.cut();
+    await writeUntil(t2);
+    await new Promise((r) => setTimeout(r, 400));
+    proxy.forward();
+    const upToT2 = gamesFrom(boundaryMs).filter((g) => g.time < t2);
+    await until(() => got.length >= upToT2.length, 'the second third after the reconnect');
+    const firstResume = streamRequests.findIndex((r) => r.lastEventId !== null);
+    expect(firstResume).toBeGreaterThan(0);
+    expect(streamRequests[firstResume]!.lastEventId).toBe(got[part1.length - 1]!.id);
+
+    // 2. The connection drops while the last third is being delivered.
+    const writing = writeUntil(Number.MAX_SAFE_INTEGER);
+    await until(() => got.length > upToT2.length + 5, 'the first events of the last third');
+    proxy.cut();
+    const cutAt = got.length;
+    await writing;
+    await new Promise((r) => setTimeout(r, 300));
+    proxy.forward();
+    const all = gamesFrom(boundaryMs);
+    await until(() => got.length >= all.length, 'every game');
+    await new Promise((r) => setTimeout(r, 400)); // nothing more may come
+    ctl.abort();
+    await consumer;
+
+    expect(proxy.refused).toBeGreaterThan(0);
+    expect(reconnects.length).toBeGreaterThanOrEqual(2);
+    const lastIds = streamRequests.map((r) => r.lastEventId).filter((x) => x !== null);
+    expect(lastIds.length).toBeGreaterThanOrEqual(2);
+    // Every resume asked for the events after one the iterator had yielded.
+    const yieldedIds = new Set(got.map((e) => e.id));
+    expect(lastIds.every((id) => yieldedIds.has(id!))).toBe(true);
+    // The last resume went on from where the second drop left the iterator (events already buffered may have come after the cut).
+    expect(got.findIndex((e) => e.id === lastIds[lastIds.length - 1])).toBeGreaterThanOrEqual(cutAt - 1);
+    expect(got.length).toBe(all.length);
+    expect(new Set(got.map((e) => e.id)).size).toBe(got.length);
+    expect(got.every((e) => e.event === 'settledGame')).toBe(true);
+    expectJson(got.map((e) => e.data), all, 'the subscription equals the oracle: every game after connect, in order, once');
+    // The events' amounts convert exactly (the rows of /events/settledGames).
+    const sum = got.reduce((s, e) => s + rowToBigInts('/events/settledGames', e.data).wager, 0n);
+    expect(sum).toBe(all.reduce((s, g) => s + BigInt(g.wager), 0n));
+  }, 120_000);
+
+  it('lastEventId resumes a new subscription after a given event; filters apply', async () => {
+    const user = gamesFrom(boundaryMs)[3]!.user;
+    const client = createClient({ baseUrl: app.baseUrl, apiKey: app.key });
+    const expected = gamesFrom(0, { user });
+    expect(expected.length).toBeGreaterThan(3);
+    // The id of the user's second game, from a subscription that starts at the beginning.
+    const { encodeCursor } = await import('../../src/api/cursor.js');
+    const start = encodeCursor('time', 'ASC', { values: [0, '', 0] });
+    const first: StreamEvent<'settledGames'>[] = [];
+    for await (const ev of client.subscribe('settledGames', { user }, { lastEventId: start })) {
+      first.push(ev);
+      if (first.length === 2) break;
+    }
+    expectJson(first.map((e) => e.data), expected.slice(0, 2), 'from the start');
+    const resumed: StreamEvent<'settledGames'>[] = [];
+    for await (const ev of client.subscribe('settledGames', { user }, { lastEventId: first[1]!.id })) {
+      resumed.push(ev);
+      if (resumed.length === expected.length - 2) break;
+    }
+    expectJson(resumed.map((e) => e.data), expected.slice(2), 'resumed after the second');
+  });
+
+  it('an error answer ends the iterator with GambaApiError (bad Last-Event-ID, missing pool)', async () => {
+    const client = createClient({ baseUrl: app.baseUrl, apiKey: app.key });
+    const bad = client.subscribe('settledGames', {}, { lastEventId: 'nope' });
+    await expect(bad.next()).rejects.toSatisfy((e: unknown) => e instanceof GambaApiError && e.status === 400 && e.message.includes("'Last-Event-ID'"));
+    const noPool = client.subscribe('poolChanges', {} as never);
+    await expect(noPool.next()).rejects.toMatchObject({ status: 400, code: 'INVALID_PARAMETER' });
+  });
+});
