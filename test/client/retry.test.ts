@@ -5,6 +5,8 @@
  * and succeeds. The requests are seen on the wire (the client's `fetch` option wraps the global
  * fetch and records each request's time and answer); the waits are measured.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock, type Clock } from '../../src/core/index.js';
 import { GambaApiError, createClient, type RetryInfo } from '../../packages/client/src/index.js';
@@ -107,5 +109,36 @@ describe('429 retry', () => {
     expect(seen.map((s) => s.status)).toEqual([200, 429, 429, 429]);
     expect(rival).toEqual([200, 200]);
     expect(retries.map((r) => r.attempt)).toEqual([1, 2]);
+  });
+
+  it('without retryAfter in the body (a proxy\'s 429), the Retry-After header gives the wait: seconds or an HTTP date', async () => {
+    // A plain HTTP server standing in for a gateway in front of the API: text 429s, then a 200.
+    const answers: { status: number; headers: Record<string, string>; body: string }[] = [
+      { status: 429, headers: { 'retry-after': '1', 'content-type': 'text/plain' }, body: 'slow down' },
+      { status: 429, headers: { 'retry-after': new Date(Date.now() + 4_000).toUTCString() }, body: '' },
+      { status: 200, headers: { 'content-type': 'application/json' }, body: '{"players":1,"usd_volume":2,"plays":3,"creators":1,"revenue_usd":0,"player_net_profit_usd":0,"active_players":1,"first_bet_time":5}' },
+    ];
+    const arrivals: number[] = [];
+    const server = createServer((req, res) => {
+      arrivals.push(performance.now());
+      const a = answers.shift()!;
+      res.writeHead(a.status, a.headers).end(a.body);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const retries: RetryInfo[] = [];
+      const client = createClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: 'k', onRetry: (i) => retries.push(i) });
+      const stats = await client.get('/stats');
+      expect(stats.plays).toBe(3);
+      expect(arrivals.length).toBe(3);
+      expect(arrivals[1]! - arrivals[0]!).toBeGreaterThanOrEqual(995);
+      // The HTTP date (one-second resolution, 3–4 s ahead when made) is waited for until it comes: 2–3 s after the first wait.
+      expect(retries[1]!.waitMs).toBeGreaterThan(1_500);
+      expect(retries[1]!.waitMs).toBeLessThanOrEqual(3_000);
+      expect(arrivals[2]! - arrivals[1]!).toBeGreaterThanOrEqual(retries[1]!.waitMs - 5);
+      expect(retries.map((r) => [r.attempt, r.code])).toEqual([[1, 'HTTP_429'], [2, 'HTTP_429']]);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 });

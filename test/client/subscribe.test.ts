@@ -147,6 +147,51 @@ describe('subscribe', () => {
     expect(sum).toBe(all.reduce((s, g) => s + BigInt(g.wager), 0n));
   }, 120_000);
 
+  it('when the server ends the stream (its process shuts down), the iterator resumes on the next one with Last-Event-ID', async () => {
+    // Two API processes over the one store, as behind a load balancer: the first shuts down
+    // mid-delivery (it ends its open streams cleanly), the client's next connection reaches the second.
+    const opts = { store, clock: new ManualClock(fixture.nowMs), events: hub, options: { stream: { heartbeatMs: 200, settleMs: 50, maxPerKey: 10 } } };
+    const first = await buildTestApp(opts);
+    const second = await buildTestApp(opts);
+    let current = first;
+    const served: { app: string; lastEventId: string | null }[] = [];
+    try {
+      const client = createClient({
+        baseUrl: 'http://api.invalid',
+        apiKey: app.key,
+        fetch: async (request) => {
+          const u = new URL(request.url);
+          served.push({ app: current === first ? 'first' : 'second', lastEventId: request.headers.get('last-event-id') });
+          return fetch(new Request(`${current.baseUrl}${u.pathname}${u.search}`, request));
+        },
+      });
+      const creator = fixture.creators[0]!;
+      const expected = gamesFrom(0, { creator });
+      expect(expected.length).toBeGreaterThan(300);
+      const { encodeCursor } = await import('../../src/api/cursor.js');
+      const got: StreamEvent<'settledGames'>[] = [];
+      let closing: Promise<void> | undefined;
+      for await (const ev of client.subscribe('settledGames', { creator }, { lastEventId: encodeCursor('time', 'ASC', { values: [0, '', 0] }), reconnectDelayMs: 50 })) {
+        got.push(ev);
+        if (got.length === 100) {
+          current = second;
+          closing = first.close();
+        }
+        if (got.length === expected.length) break;
+      }
+      await closing;
+      expect(served.map((s) => s.app)).toEqual(['first', 'second']);
+      expect(served[1]!.lastEventId).not.toBeNull();
+      const resumedAt = got.findIndex((e) => e.id === served[1]!.lastEventId);
+      expect(resumedAt).toBeGreaterThanOrEqual(99);
+      expect(new Set(got.map((e) => e.id)).size).toBe(got.length);
+      expectJson(got.map((e) => e.data), expected, 'across the shutdown: every game of the creator, in order, once');
+    } finally {
+      if (current !== first) await second.close();
+      else await Promise.all([first.close(), second.close()]);
+    }
+  }, 60_000);
+
   it('lastEventId resumes a new subscription after a given event; filters apply', async () => {
     const user = gamesFrom(boundaryMs)[3]!.user;
     const client = createClient({ baseUrl: app.baseUrl, apiKey: app.key });
