@@ -7,18 +7,30 @@
  * amounts exact integer strings.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MS_PER_DAY } from '../../src/core/index.js';
+import { EXPORT_PAGE_ROWS } from '../../src/api/export.js';
+import { MS_PER_DAY, ManualClock } from '../../src/core/index.js';
 import { HOUSE_EDGE_COLUMNS, LP_PRICE_COLUMNS, WIN_COLUMNS } from '../../src/api/routes/house.js';
 import { expectJson } from '../helpers/compare.js';
-import { queryString, setupContract, type Contract } from '../helpers/contract-world.js';
+import { buildTestApp } from '../helpers/app.js';
+import { createOracle } from '../helpers/bruteforce.js';
+import { httpGetter, queryString, type Contract } from '../helpers/contract-world.js';
+import { generateFixture, loadFixture } from '../helpers/fixture.js';
+import { setupStore } from '../helpers/store.js';
 import { biggestWins, houseEdgeAll, lpSeries, type HouseWorld } from '../helpers/house-oracle.js';
 
 let c: Contract;
 let w: HouseWorld;
 beforeAll(async () => {
-  c = await setupContract();
+  // Large enough that groupBy=player has more groups (player × token) than one export page holds
+  // (EXPORT_PAGE_ROWS): the export then follows the keyset across store reads.
+  const fixture = generateFixture({ seed: 424242, games: 20_000, poolChanges: 2_000 });
+  const oracle = createOracle(fixture);
+  const store = await setupStore();
+  await loadFixture(store, fixture);
+  const app = await buildTestApp({ store, clock: new ManualClock(fixture.nowMs) });
+  c = { fixture, oracle, store, app, clock: app.clock, get: httpGetter(app.baseUrl, app.key), close: () => app.close() };
   w = { events: c.fixture.events, oracle: c.oracle };
-});
+}, 300_000);
 afterAll(async () => {
   await c?.close();
 });
@@ -89,6 +101,17 @@ describe('export /house-edge', () => {
       expect(sum(csvRows, 'payout')).toBe(sum(expected, 'payout'));
       expect(sum(csvRows, 'jackpot')).toBe(sum(expected, 'jackpot'));
     }
+  });
+
+  it('more groups than one export page: every group once, in order, across the store reads', async () => {
+    const expected = houseEdgeAll(w, 'player', {});
+    expect(expected.length).toBeGreaterThan(EXPORT_PAGE_ROWS);
+    const nd = await fetchText('/house-edge', { groupBy: 'player' }, 'application/x-ndjson');
+    expect(nd.status).toBe(200);
+    const rows = ndjson(nd.text);
+    expectJson(rows, pick(expected, HOUSE_EDGE_COLUMNS), 'ndjson groupBy=player, all time');
+    expect(new Set(rows.map((r) => `${r.key}/${r.token}`)).size).toBe(rows.length);
+    expect(sum(rows, 'wager')).toBe(sum(expected, 'wager'));
   });
 
   it('a cursor starts the export after its row; the NDJSON rows are the JSON pages\' rows', async () => {
