@@ -214,6 +214,23 @@ describe('subscribe', () => {
     expectJson(resumed.map((e) => e.data), expected.slice(2), 'resumed after the second');
   });
 
+  it('gives up with the network error after maxReconnects failed connection attempts in a row', async () => {
+    const client = createClient({ baseUrl: proxy.url, apiKey: app.key });
+    const before = proxy.refused;
+    proxy.cut();
+    try {
+      const reconnects: number[] = [];
+      const sub = client.subscribe('settledGames', {}, { reconnectDelayMs: 20, maxReconnects: 3, onReconnect: (i) => reconnects.push(i.attempt) });
+      const err = await sub.next().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(Error);
+      expect(err).not.toBeInstanceOf(GambaApiError);
+      expect(proxy.refused - before).toBe(3);
+      expect(reconnects).toEqual([2, 3]);
+    } finally {
+      proxy.forward();
+    }
+  });
+
   it('an error answer ends the iterator with GambaApiError (bad Last-Event-ID, missing pool)', async () => {
     const client = createClient({ baseUrl: app.baseUrl, apiKey: app.key });
     const bad = client.subscribe('settledGames', {}, { lastEventId: 'nope' });

@@ -24,6 +24,10 @@ type GetOp<P extends keyof paths> = paths[P] extends { get: infer O } ? O : neve
 export type JsonGetPath = { [P in keyof paths]: GetOp<P> extends { responses: { 200: { content: { 'application/json': unknown } } } } ? P : never }[keyof paths];
 /** The query parameters of the GET operation at `P` (an empty object when it takes none). */
 export type QueryOf<P extends keyof paths> = GetOp<P> extends { parameters: { query?: infer Q } } ? ([Q] extends [never] ? Record<string, never> : [Q] extends [undefined] ? Record<string, never> : NonNullable<Q>) : Record<string, never>;
+/** Whether the GET operation at `P` has a required query parameter. */
+type HasRequired<P extends keyof paths> = GetOp<P> extends { parameters: { query: infer Q } } ? ({} extends NonNullable<Q> ? false : true) : false;
+/** The arguments after the path: the query (required when the operation requires a parameter), then call options. */
+export type GetArgs<P extends keyof paths> = HasRequired<P> extends true ? [query: QueryOf<P>, options?: CallOptions] : [query?: QueryOf<P>, options?: CallOptions];
 /** The JSON body of a `200` answer of the GET operation at `P`. */
 export type ResponseOf<P extends JsonGetPath> = GetOp<P> extends { responses: { 200: { content: { 'application/json': infer B } } } } ? B : never;
 /** Paths of the keyset-paged lists (their answer has `nextCursor`; docs/design.md §4). */
@@ -243,7 +247,7 @@ export interface SubscribeOptions extends CallOptions {
   lastEventId?: string;
   /** Wait before a reconnect, ms (default: the stream's `retry:` field, 2000 ms). */
   reconnectDelayMs?: number;
-  /** Consecutive connections that fail or end without an event before the iterator throws (default 10). */
+  /** Consecutive connection attempts that fail (network error, no answer) before the iterator throws the last error (default 10). */
   maxReconnects?: number;
   /** Called before each reconnect with the `Last-Event-ID` it sends. */
   onReconnect?: (info: { lastEventId: string | undefined; attempt: number }) => void;
@@ -265,7 +269,7 @@ export interface GambaClient {
    */
   readonly api: Client<paths>;
   /** GET `path` with `query`: the typed JSON body of the `200`; throws `GambaApiError` on any other status. */
-  get<P extends JsonGetPath>(path: P, query?: QueryOf<P>, options?: CallOptions): Promise<ResponseOf<P>>;
+  get<P extends JsonGetPath>(path: P, ...args: GetArgs<P>): Promise<ResponseOf<P>>;
   /**
    * Every row of the paged list at `path`, page after page (`cursor` = the previous page's
    * `nextCursor`, until it is null). `query.limit` is the page size; `query.cursor` starts after
@@ -277,7 +281,7 @@ export interface GambaClient {
    * dropped or ended connection it reconnects with `Last-Event-ID` = the last id it yielded, so
    * no event is skipped or repeated (docs/design.md §11). Ends when `options.signal` aborts or
    * the loop breaks; throws `GambaApiError` on an error answer (after the 429 retries), or the
-   * last network error after `maxReconnects` failed connections in a row.
+   * last network error after `maxReconnects` failed connection attempts in a row.
    */
   subscribe<S extends StreamName>(name: S, filters?: StreamFilters<S>, options?: SubscribeOptions): AsyncGenerator<StreamEvent<S>, void, undefined>;
 }
@@ -316,7 +320,8 @@ export function createClient(options: ClientOptions): GambaClient {
 
   const api = createFetchClient<paths>({ baseUrl, headers: common, fetch: send });
 
-  async function get<P extends JsonGetPath>(path: P, query?: QueryOf<P>, call: CallOptions = {}): Promise<ResponseOf<P>> {
+  async function get<P extends JsonGetPath>(path: P, ...args: GetArgs<P>): Promise<ResponseOf<P>> {
+    const [query, call = {}] = args as [QueryOf<P> | undefined, CallOptions | undefined];
     const { data, error, response } = await (api.GET as (p: string, init: unknown) => Promise<{ data?: unknown; error?: unknown; response: Response }>)(path, {
       params: { query: query ?? {} },
       signal: call.signal,
@@ -330,7 +335,7 @@ export function createClient(options: ClientOptions): GambaClient {
     const field = (OPERATIONS[path] as { items: string }).items;
     let q = { ...(query ?? {}) } as Record<string, unknown>;
     for (;;) {
-      const page = (await get(path, q as QueryOf<P>, call)) as Record<string, unknown>;
+      const page = (await (get as (p: string, q: unknown, c: CallOptions) => Promise<unknown>)(path, q, call)) as Record<string, unknown>;
       for (const row of page[field] as ItemOf<P>[]) yield row;
       const next = page.nextCursor;
       if (typeof next !== 'string') return;
@@ -352,20 +357,20 @@ export function createClient(options: ClientOptions): GambaClient {
       for (;;) {
         if (ctl.signal.aborted) return;
         let lastError: unknown;
-        let gotEvent = false;
+        let connected = false;
         try {
           const headers: Record<string, string> = { ...common, ...opts.headers, Accept: 'text/event-stream' };
           if (lastEventId !== undefined) headers['Last-Event-ID'] = lastEventId;
           const res = await send(new Request(url, { headers, signal: ctl.signal }));
           if (!res.ok) throw await errorOf(res);
           if (res.body === null) throw new Error('the stream answer has no body');
+          connected = true;
+          failures = 0;
           for await (const ev of sseEvents(res.body)) {
             if (ev.retry !== undefined && opts.reconnectDelayMs === undefined) delayMs = ev.retry;
             if (ev.data === undefined) continue;
             const data = JSON.parse(ev.data) as ItemOf<(typeof STREAM_ROWS)[S]>;
             if (ev.id !== undefined) lastEventId = ev.id;
-            gotEvent = true;
-            failures = 0;
             yield { id: ev.id ?? '', event: (ev.event ?? (name === 'settledGames' ? 'settledGame' : 'poolChange')) as StreamEvent<S>['event'], data };
           }
         } catch (e) {
@@ -373,9 +378,9 @@ export function createClient(options: ClientOptions): GambaClient {
           if (e instanceof GambaApiError) throw e;
           lastError = e;
         }
-        // The connection dropped or ended: reconnect after the delay, from the last event yielded.
-        if (!gotEvent) failures++;
-        if (failures >= maxReconnects) throw lastError ?? new Error(`stream ${name}: ${failures} connections in a row ended without an event`);
+        // The connection dropped or ended (or could not be made): reconnect after the delay, from the last event yielded.
+        if (!connected) failures++;
+        if (failures >= maxReconnects) throw lastError ?? new Error(`stream ${name}: ${failures} connection attempts in a row failed`);
         try {
           await sleep(delayMs, ctl.signal);
         } catch {
