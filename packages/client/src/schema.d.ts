@@ -639,15 +639,9 @@ export interface components {
     headers: {
         /** @description Entity tag of the answer, when the response cache is on (send it back in If-None-Match for a 304) */
         ETag: string;
-        /**
-         * @description IETF draft-ietf-httpapi-ratelimit-headers: `"<tier>";r=<remaining>;t=<seconds until full>`
-         * @example "standard";r=198;t=2
-         */
+        /** @description IETF draft-ietf-httpapi-ratelimit-headers: `"<tier>";r=<remaining>;t=<seconds until full>` */
         RateLimit: string;
-        /**
-         * @description IETF draft-ietf-httpapi-ratelimit-headers: `"<tier>";q=<burst>;w=<seconds to refill from empty>` (q / w is the rate)
-         * @example "standard";q=200;w=120
-         */
+        /** @description IETF draft-ietf-httpapi-ratelimit-headers: `"<tier>";q=<burst>;w=<seconds to refill from empty>` (q / w is the rate) */
         "RateLimit-Policy": string;
         /** @description Seconds until one request is allowed (429), or to wait before retrying (503) */
         "Retry-After": number;
@@ -705,24 +699,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": [
-                     *         {
-                     *           "date": "2025-03-22",
-                     *           "time": 1742601600000,
-                     *           "volume_usd": 0,
-                     *           "plays": 0
-                     *         },
-                     *         {
-                     *           "date": "2025-03-23",
-                     *           "time": 1742688000000,
-                     *           "volume_usd": 0,
-                     *           "plays": 0
-                     *         }
-                     *       ]
-                     *     }
-                     */
                     "application/json": {
                         data: {
                             /** @description UTC calendar date YYYY-MM-DD */
@@ -877,22 +853,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": [
-                     *         {
-                     *           "date": "2025-03-22",
-                     *           "time": 1742601600000,
-                     *           "dao_fees_usd": 0
-                     *         },
-                     *         {
-                     *           "date": "2025-03-23",
-                     *           "time": 1742688000000,
-                     *           "dao_fees_usd": 0
-                     *         }
-                     *       ]
-                     *     }
-                     */
                     "application/json": {
                         data: {
                             /** @description Σ gamba (DAO) fees in the bucket (USD) */
@@ -1043,24 +1003,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": [
-                     *         {
-                     *           "date": "2025-03-22",
-                     *           "time": 1742601600000,
-                     *           "plays": 0,
-                     *           "volume_usd": 0
-                     *         },
-                     *         {
-                     *           "date": "2025-03-23",
-                     *           "time": 1742688000000,
-                     *           "plays": 0,
-                     *           "volume_usd": 0
-                     *         }
-                     *       ]
-                     *     }
-                     */
                     "application/json": {
                         data: {
                             /** @description UTC calendar date YYYY-MM-DD */
@@ -1215,26 +1157,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": [
-                     *         {
-                     *           "date": "2025-03-22",
-                     *           "time": 1742601600000,
-                     *           "volume": "0",
-                     *           "volume_usd": 0,
-                     *           "plays": 0
-                     *         },
-                     *         {
-                     *           "date": "2025-03-23",
-                     *           "time": 1742688000000,
-                     *           "volume": "0",
-                     *           "volume_usd": 0,
-                     *           "plays": 0
-                     *         }
-                     *       ]
-                     *     }
-                     */
                     "application/json": {
                         data: {
                             /** @description UTC calendar date YYYY-MM-DD */
@@ -1387,38 +1309,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "results": [
-                     *         {
-                     *           "signature": "5UZMC17TmsPpK97iLaFHrexzKzBVB1QMBB6Kq24kTxwWpWcPeginPoAxwNVmC9i1WiewGUTz5eXLLwjpEWwKntwd",
-                     *           "action": "deposit",
-                     *           "user": "Eoyt83wcCaZRBwTmH7ykbyHUD6Yq1KJA7D8XfAEG3iWf",
-                     *           "pool": "7dEMfRmgu1g9S6X32AQVJBEFud9E4J6qhDAgwAMBJGNX",
-                     *           "token": "So11111111111111111111111111111111111111112",
-                     *           "amount": "85114716202",
-                     *           "post_liquidity": "774861200828",
-                     *           "lp_supply": "1100173234434",
-                     *           "usd_amount": 9532.587636722994,
-                     *           "time": 1767418303000
-                     *         },
-                     *         {
-                     *           "signature": "46CMQMQyitiPBbHZs8cUBCSu9vCnS72tCMoqgCD1WS7BMSjfoBWtgpHN8ukFq5HnE3ZAggtVhnko6UHTHLibfNai",
-                     *           "action": "withdraw",
-                     *           "user": "GCfM85mDoEbh5G4Z2ZFUmXcjhNvFEjQKEycZRUFgGrq7",
-                     *           "pool": "7dEMfRmgu1g9S6X32AQVJBEFud9E4J6qhDAgwAMBJGNX",
-                     *           "token": "So11111111111111111111111111111111111111112",
-                     *           "amount": "55897850004",
-                     *           "post_liquidity": "688414400385",
-                     *           "lp_supply": "979324581125",
-                     *           "usd_amount": 10226.071273749885,
-                     *           "time": 1763013439000
-                     *         }
-                     *       ],
-                     *       "total": 11,
-                     *       "nextCursor": "eyJvIjoidGltZSIsInMiOiJERVNDIiwiayI6WzE3MzU1ODI1NjEwMDAsIkg0dFZUV3ZxVjdjcXhSTTJ0OW8yYnk2cTJaclhLWUV3N2tDb3Q5V2F0VWg2M3JuV0NGUUNzRzhranR3M0NwTjVVc3BTcUFSbXJnTGVZNG1BRGpubUZkSCIsMF19"
-                     *     }
-                     */
                     "application/json": {
                         /** @description Cursor of the next page (pass as `cursor`); null at the end */
                         nextCursor: string | null;
@@ -1597,44 +1487,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "results": [
-                     *         {
-                     *           "signature": "5R9q6sWcEjgfyEK1jto3oyfw5ArvVV9t94AZq3wEM53hTsVQ1uhRJBsR3r5yX3CrDybVVUYtqBedN7tXPwyom1Vg",
-                     *           "wager": "75120489",
-                     *           "payout": "0",
-                     *           "usd_wager": 8.600747883676949,
-                     *           "usd_profit": -8.600747883676949,
-                     *           "profit": "-75120489",
-                     *           "user": "BFkhwej1g7SDdb9o7pdK9x4fjzJqT3Yvh3YPhXssv8we",
-                     *           "creator": "56DmAe3U5aihUrjEP9PxMCiW5rQNxs8nXTvWYvKJo7eM",
-                     *           "token": "So11111111111111111111111111111111111111112",
-                     *           "pool": "7dEMfRmgu1g9S6X32AQVJBEFud9E4J6qhDAgwAMBJGNX",
-                     *           "jackpot": "0",
-                     *           "multiplier": 0,
-                     *           "time": 1768483661000
-                     *         },
-                     *         {
-                     *           "signature": "5kWDv8VSbWeU8cFhDj7D1WpdPkMdmijREsUhdbxGFV4ZfiFWeF2axx4LjN5qJyRnk24MvGZV88S7DmTaExrKA3Gg",
-                     *           "wager": "49818415",
-                     *           "payout": "62273018",
-                     *           "usd_wager": 59.97215358973779,
-                     *           "usd_profit": 14.993037494573223,
-                     *           "profit": "12454603",
-                     *           "user": "8vPHsAp68yRtRGvfeb9Pm9omtKCv5dqi58EqEReFhVhB",
-                     *           "creator": "2tT52oDJ1uUHKJqnd9S6YRQGbZNrey1ZpWxhHtZUKryR",
-                     *           "token": "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
-                     *           "pool": "54SZqbNpHRA8q8SvvCDjTUPs6iskDWxZJ387R5RPnSWp",
-                     *           "jackpot": "0",
-                     *           "multiplier": 1.25,
-                     *           "time": 1768483462000
-                     *         }
-                     *       ],
-                     *       "total": 615,
-                     *       "nextCursor": "eyJvIjoidGltZSIsInMiOiJERVNDIiwiayI6WzE3Njg0ODIyODMwMDAsIjVWbVpYd0tMdUJkRHZDZ2ZiSERRRFFReW1LTG4xb2R1QlA1WHRQUngyVjJGSGV3ZzM3YnoxdmcyeXBVVGlldkN6OXJ3dngxRG9lTmVQMVlNcUZFNGlXdyIsMF19"
-                     *     }
-                     */
                     "application/json": {
                         /** @description Cursor of the next page (pass as `cursor`); null at the end */
                         nextCursor: string | null;
@@ -1786,11 +1638,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "status": "ok"
-                     *     }
-                     */
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
@@ -1856,52 +1703,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "groupBy": "creator",
-                     *       "results": [
-                     *         {
-                     *           "key": "2H5LFmvmx8GQ1pYk3m8PzJuyStb2uVxPJPMHHzDGD4sT",
-                     *           "token": "4cgXojU5Qdv1et1EhoorhC2bCqLZfUuiaJCcdGFzvn2E",
-                     *           "plays": 1,
-                     *           "wins": 0,
-                     *           "win_rate": 0,
-                     *           "wager": "10049",
-                     *           "payout": "0",
-                     *           "expected_payout": "10049",
-                     *           "rtp": 0,
-                     *           "expected_rtp": 1,
-                     *           "edge": 1,
-                     *           "expected_edge": 0,
-                     *           "edge_diff": 1,
-                     *           "jackpots": 0,
-                     *           "jackpot": "0",
-                     *           "usd_wager": 4.929410180201538,
-                     *           "usd_profit": -4.929410180201538
-                     *         },
-                     *         {
-                     *           "key": "2H5LFmvmx8GQ1pYk3m8PzJuyStb2uVxPJPMHHzDGD4sT",
-                     *           "token": "Cgs8Bg16osevJAmVHQv7RCyMNsQLmMDN9PmYneLxaFT5",
-                     *           "plays": 2,
-                     *           "wins": 2,
-                     *           "win_rate": 1,
-                     *           "wager": "1043570",
-                     *           "payout": "2358061",
-                     *           "expected_payout": "1009704",
-                     *           "rtp": 2.2596098009716648,
-                     *           "expected_rtp": 0.9675479364105906,
-                     *           "edge": -1.2596098009716648,
-                     *           "expected_edge": 0.03245206358940944,
-                     *           "edge_diff": -1.2920618645610742,
-                     *           "jackpots": 0,
-                     *           "jackpot": "0",
-                     *           "usd_wager": 0,
-                     *           "usd_profit": 0
-                     *         }
-                     *       ],
-                     *       "nextCursor": null
-                     *     }
-                     */
                     "application/json": {
                         groupBy: string;
                         /** @description Cursor of the next page (pass as `cursor`, same groupBy); null at the end */
@@ -2089,42 +1890,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "results": [
-                     *         {
-                     *           "signature": "2vvuXsQ4zARHCmsXjtmgsRLWxffP772k1GJMCTAW3RzKDt5M3EwwFyctTwyT9yUwve4TcGQA75HQ4vzjmafHubo",
-                     *           "time": 1767775837000,
-                     *           "user": "5H8mVwnoHdCikrfr4VU6xBRuZAvavHCv2LnTDignjsE2",
-                     *           "creator": "56DmAe3U5aihUrjEP9PxMCiW5rQNxs8nXTvWYvKJo7eM",
-                     *           "token": "4cgXojU5Qdv1et1EhoorhC2bCqLZfUuiaJCcdGFzvn2E",
-                     *           "pool": "HAQYbGrjk3GapGXEVh3bw6yZMtPfG7eZTRe4nProtP6j",
-                     *           "game": "slots",
-                     *           "wager": "18128",
-                     *           "payout": "126896",
-                     *           "jackpot": "0",
-                     *           "multiplier": 7,
-                     *           "usd_wager": 9.724144055994012,
-                     *           "usd_profit": 58.344864335964076
-                     *         },
-                     *         {
-                     *           "signature": "4CykXnLpgv2LyCrc5ZdW1DYvFqPNN4muCERzDQD7ZR7xRDS8GGdu7oUk2uHSCw82cHwkuwUSyBcqvoo8t8EgskY3",
-                     *           "time": 1763601338000,
-                     *           "user": "6J8XkZ8w6TLtnVRvgLm6Cp4MjjHo7v9H2LZ2JaXd3TTQ",
-                     *           "creator": "56DmAe3U5aihUrjEP9PxMCiW5rQNxs8nXTvWYvKJo7eM",
-                     *           "token": "So11111111111111111111111111111111111111112",
-                     *           "pool": "7dEMfRmgu1g9S6X32AQVJBEFud9E4J6qhDAgwAMBJGNX",
-                     *           "game": "slots",
-                     *           "wager": "372941876",
-                     *           "payout": "2610593132",
-                     *           "jackpot": "0",
-                     *           "multiplier": 7,
-                     *           "usd_wager": 66.1853550693805,
-                     *           "usd_profit": 397.11213041628304
-                     *         }
-                     *       ]
-                     *     }
-                     */
                     "application/json": {
                         results: {
                             /** @description Platform (creator) */
@@ -2297,29 +2062,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "results": [
-                     *         {
-                     *           "creator": "56DmAe3U5aihUrjEP9PxMCiW5rQNxs8nXTvWYvKJo7eM",
-                     *           "usd_volume": 1957748963.5062943,
-                     *           "usd_revenue": 19577489.634025034,
-                     *           "plays": 56,
-                     *           "unique_players": 36,
-                     *           "last_activity": 1768483661000
-                     *         },
-                     *         {
-                     *           "creator": "964KAKj2VZiFwR34CFsrPQrWEjiij65ey3Wf6iWc7BkH",
-                     *           "usd_volume": 9857.132985607224,
-                     *           "usd_revenue": 0,
-                     *           "plays": 18,
-                     *           "unique_players": 14,
-                     *           "last_activity": 1768483360000
-                     *         }
-                     *       ],
-                     *       "nextCursor": null
-                     *     }
-                     */
                     "application/json": {
                         /** @description Cursor of the next page (pass as `cursor`); null at the end */
                         nextCursor: string | null;
@@ -2470,24 +2212,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "results": [
-                     *         {
-                     *           "creator": "56DmAe3U5aihUrjEP9PxMCiW5rQNxs8nXTvWYvKJo7eM",
-                     *           "volume": "66896937848",
-                     *           "usd_volume": 9848.276437467353,
-                     *           "plays": 89
-                     *         },
-                     *         {
-                     *           "creator": "2tT52oDJ1uUHKJqnd9S6YRQGbZNrey1ZpWxhHtZUKryR",
-                     *           "volume": "22866477836",
-                     *           "usd_volume": 3012.962803301374,
-                     *           "plays": 31
-                     *         }
-                     *       ]
-                     *     }
-                     */
                     "application/json": {
                         results: {
                             /** @description Creator (platform) address */
@@ -2634,19 +2358,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "user": "4zSVYsTq8kc828E1gxn1F8kfZLhDH88J8bqidCdqiaJs",
-                     *       "total_plays": 97,
-                     *       "total_volume_usd": 78732.06110353835,
-                     *       "total_profit_usd": -12941.898120066015,
-                     *       "biggest_win_usd": 19821.170898076336,
-                     *       "biggest_loss_usd": -12448.304738675433,
-                     *       "favorite_token": "So11111111111111111111111111111111111111112",
-                     *       "first_play": 1734606367000,
-                     *       "last_play": 1768482947000
-                     *     }
-                     */
                     "application/json": {
                         /** @description Min usd_profit (≤ 0); 0 if never lost (USD) */
                         biggest_loss_usd: number;
@@ -2830,34 +2541,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "results": [
-                     *         {
-                     *           "user": "GxZ3ftMs7h4U8J2v4SxEFQae2ngdvEYA7xMMVpdeMXvH",
-                     *           "total_plays": 7,
-                     *           "usd_volume": 15225.978443824759,
-                     *           "usd_profit": 28402.537877596085,
-                     *           "token_volume": null,
-                     *           "token_profit": null,
-                     *           "biggest_win_usd": 28389.284848513893,
-                     *           "last_play": 1768480199000
-                     *         },
-                     *         {
-                     *           "user": "6GNfrHHbaCEfKv1SQpoEU1swuLyXvpmDjNaDcbnxNJa2",
-                     *           "total_plays": 8,
-                     *           "usd_volume": 14053.958000208037,
-                     *           "usd_profit": 24325.203610421944,
-                     *           "token_volume": null,
-                     *           "token_profit": null,
-                     *           "biggest_win_usd": 25566.437423530657,
-                     *           "last_play": 1768407060000
-                     *         }
-                     *       ],
-                     *       "total": 156,
-                     *       "nextCursor": "eyJvIjoidXNkX3Byb2ZpdCIsInMiOiJERVNDIiwiayI6WyIxNTQxLjUxODAyNjM2MTUwMzkiLCI5aUxXbm91M3ZZUU5RRUs3VTRURHRoOFZqeE00QnFSOEFQSFZmNVJwQWtyNyJdfQ"
-                     *     }
-                     */
                     "application/json": {
                         /** @description Cursor of the next page (pass as `cursor`); null at the end */
                         nextCursor: string | null;
@@ -3016,26 +2699,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "pool": "7dEMfRmgu1g9S6X32AQVJBEFud9E4J6qhDAgwAMBJGNX",
-                     *       "token": "So11111111111111111111111111111111111111112",
-                     *       "authority": null,
-                     *       "created_time": null,
-                     *       "liquidity": "790704915075",
-                     *       "lp_supply": "1100173234434",
-                     *       "lp_price": 0.7187094634980732,
-                     *       "tvl_usd": 90529.9435010902,
-                     *       "plays": 197,
-                     *       "volume": "137164301448",
-                     *       "usd_volume": 19173.15615199093,
-                     *       "pool_fees": "1371642918",
-                     *       "pool_fees_usd": 191.7315486772908,
-                     *       "house_pnl": "-6826055620",
-                     *       "house_pnl_usd": -2683.9465433384603,
-                     *       "last_activity": 1768483661000
-                     *     }
-                     */
                     "application/json": {
                         /** @description Pool authority (the System program for public pools); null when its PoolCreated is not indexed */
                         authority: string | null;
@@ -3223,25 +2886,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "interval": "day",
-                     *       "data": [
-                     *         {
-                     *           "time": 1736899200000,
-                     *           "liquidity": "851187911096",
-                     *           "lp_supply": "905900000001",
-                     *           "lp_price": 0.9396047147533507
-                     *         },
-                     *         {
-                     *           "time": 1736985600000,
-                     *           "liquidity": "851187911096",
-                     *           "lp_supply": "905900000001",
-                     *           "lp_price": 0.9396047147533507
-                     *         }
-                     *       ]
-                     *     }
-                     */
                     "application/json": {
                         data: {
                             /** @description Pool liquidity (the latest GameSettled.poolLiquidity or PoolChange.postLiquidity) (integer string, smallest token unit) */
@@ -3389,33 +3033,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "pool": "7dEMfRmgu1g9S6X32AQVJBEFud9E4J6qhDAgwAMBJGNX",
-                     *       "token": "So11111111111111111111111111111111111111112",
-                     *       "startTime": 1765891661000,
-                     *       "endTime": 1768483661000,
-                     *       "start": {
-                     *         "liquidity": "689671743372",
-                     *         "lp_supply": "979324581125",
-                     *         "lp_price": 0.704232035695192
-                     *       },
-                     *       "end": {
-                     *         "liquidity": "790629043382",
-                     *         "lp_supply": "1100173234434",
-                     *         "lp_price": 0.71864050009247
-                     *       },
-                     *       "lp_price_growth": 0.02045982526633372,
-                     *       "lp_price_growth_annualized": 0.2794311605871247,
-                     *       "plays": 52,
-                     *       "volume": "38527767091",
-                     *       "usd_volume": 4022.7587603602915,
-                     *       "pool_fees": "385277642",
-                     *       "pool_fees_usd": 40.22758449090254,
-                     *       "house_pnl": "19459763258",
-                     *       "house_pnl_usd": 2061.341008866892
-                     *     }
-                     */
                     "application/json": {
                         /** @description LP state after the pool's last event before endTime; null before its first pool change */
                         end: {
@@ -3615,49 +3232,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "results": [
-                     *         {
-                     *           "pool": "3e93Gkwta2VdHjQNL8TLeZc2a7SJ9KLFo3NAtF7yUGWp",
-                     *           "token": "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263",
-                     *           "authority": null,
-                     *           "created_time": null,
-                     *           "liquidity": "18446744025664143641",
-                     *           "lp_supply": "10339325686819194796",
-                     *           "lp_price": 1.7841341480499515,
-                     *           "tvl_usd": 4469108743.978627,
-                     *           "plays": 102,
-                     *           "volume": "20806106243737051698",
-                     *           "usd_volume": 4350155706.468464,
-                     *           "pool_fees": "208061062437370468",
-                     *           "pool_fees_usd": 43501557.06468461,
-                     *           "house_pnl": "12213209667679206668",
-                     *           "house_pnl_usd": 3022439379.1305594,
-                     *           "last_activity": 1768482947000
-                     *         },
-                     *         {
-                     *           "pool": "HAQYbGrjk3GapGXEVh3bw6yZMtPfG7eZTRe4nProtP6j",
-                     *           "token": "4cgXojU5Qdv1et1EhoorhC2bCqLZfUuiaJCcdGFzvn2E",
-                     *           "authority": null,
-                     *           "created_time": null,
-                     *           "liquidity": "1131577821",
-                     *           "lp_supply": "1140791889",
-                     *           "lp_price": 0.9919230947477398,
-                     *           "tvl_usd": 544164.5935537401,
-                     *           "plays": 52,
-                     *           "volume": "43392056",
-                     *           "usd_volume": 23883.76124513841,
-                     *           "pool_fees": "433896",
-                     *           "pool_fees_usd": 238.82338536803638,
-                     *           "house_pnl": "-11971283",
-                     *           "house_pnl_usd": -5770.24512621583,
-                     *           "last_activity": 1768482638000
-                     *         }
-                     *       ],
-                     *       "nextCursor": null
-                     *     }
-                     */
                     "application/json": {
                         /** @description Cursor of the next page (pass as `cursor`); null at the end */
                         nextCursor: string | null;
@@ -3828,24 +3402,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": [
-                     *         {
-                     *           "time": 1765890000000,
-                     *           "pool_liquidity": "689671743372",
-                     *           "lp_supply": "979324581125",
-                     *           "ratio": 0.704232035695192
-                     *         },
-                     *         {
-                     *           "time": 1765893600000,
-                     *           "pool_liquidity": "689671743372",
-                     *           "lp_supply": "979324581125",
-                     *           "ratio": 0.704232035695192
-                     *         }
-                     *       ]
-                     *     }
-                     */
                     "application/json": {
                         data: {
                             /** @description LP token supply (integer string, smallest token unit) */
@@ -3975,14 +3531,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "status": "ready",
-                     *       "syncing": false,
-                     *       "lagSlots": null,
-                     *       "lagSeconds": null
-                     *     }
-                     */
                     "application/json": {
                         /** @description Wall clock minus last indexed block time (s); null without an indexer */
                         lagSeconds: number | null;
@@ -4050,18 +3598,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "players": 156,
-                     *       "usd_volume": 4350217425.410428,
-                     *       "plays": 615,
-                     *       "creators": 8,
-                     *       "revenue_usd": 43504457.785227224,
-                     *       "player_net_profit_usd": -3157232661.2940655,
-                     *       "active_players": 15,
-                     *       "first_bet_time": 1733966631000
-                     *     }
-                     */
                     "application/json": {
                         /** @description Distinct players with a game in the last 60 minutes (startTime and endTime do not apply) */
                         active_players: number;
@@ -4207,14 +3743,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "syncing": false,
-                     *       "lastSync": null,
-                     *       "totalGames": 615,
-                     *       "totalVolume": 4350217425.410428
-                     *     }
-                     */
                     "application/json": {
                         /**
                          * Format: date-time
@@ -4630,18 +4158,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "syncing": true,
-                     *         "alreadyRunning": false,
-                     *         "startedAt": "2026-01-15T13:27:41.000Z",
-                     *         "passId": "idle_1",
-                     *         "scheduled": false
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         data: {
                             /** @description true when this call joined a running pass */
@@ -4818,24 +4334,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "data": {
-                     *         "totalSignatures": 698,
-                     *         "totalGames": 615,
-                     *         "totalPoolChanges": 87,
-                     *         "latestUpdate": {
-                     *           "signature": "5R9q6sWcEjgfyEK1jto3oyfw5ArvVV9t94AZq3wEM53hTsVQ1uhRJBsR3r5yX3CrDybVVUYtqBedN7tXPwyom1Vg",
-                     *           "blockTime": 1768483661,
-                     *           "timestamp": "2026-01-15T13:27:41.000Z"
-                     *         },
-                     *         "lastSync": null,
-                     *         "unpricedGames": 60,
-                     *         "skipped": {}
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         data: {
                             /**
@@ -5007,25 +4505,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "results": [
-                     *         {
-                     *           "token": "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263",
-                     *           "plays": 102,
-                     *           "volume": "20806106243737051698",
-                     *           "usd_volume": 4350155706.468463
-                     *         },
-                     *         {
-                     *           "token": "So11111111111111111111111111111111111111112",
-                     *           "plays": 272,
-                     *           "volume": "184376568946",
-                     *           "usd_volume": 26320.802733331624
-                     *         }
-                     *       ],
-                     *       "nextCursor": null
-                     *     }
-                     */
                     "application/json": {
                         /** @description Cursor of the next page (pass as `cursor`); null at the end */
                         nextCursor: string | null;
@@ -5170,15 +4649,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "pool": "7dEMfRmgu1g9S6X32AQVJBEFud9E4J6qhDAgwAMBJGNX",
-                     *       "token": "So11111111111111111111111111111111111111112",
-                     *       "volume": "137164301448",
-                     *       "usd_volume": 19173.15615199094,
-                     *       "plays": 197
-                     *     }
-                     */
                     "application/json": {
                         /** @description Games */
                         plays: number;
@@ -5318,57 +4788,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "key": {
-                     *         "id": "key_39e63a06213d7e6b",
-                     *         "name": "examples",
-                     *         "tier": "standard",
-                     *         "scopes": [
-                     *           "read",
-                     *           "sync"
-                     *         ],
-                     *         "publishable": false,
-                     *         "origins": []
-                     *       },
-                     *       "bucket": {
-                     *         "rpm": 100,
-                     *         "burst": 200,
-                     *         "remaining": 177,
-                     *         "resetAt": 1768483675,
-                     *         "policy": "\"standard\";q=200;w=120"
-                     *       },
-                     *       "today": {
-                     *         "date": "2026-01-15",
-                     *         "total": 23,
-                     *         "operations": {
-                     *           "getChartDailyUsd": 1,
-                     *           "getChartDaoUsd": 1,
-                     *           "getChartPlays": 1,
-                     *           "getDaily": 1,
-                     *           "getEventsPoolChanges": 1,
-                     *           "getEventsSettledGames": 1,
-                     *           "getHouseEdge": 1,
-                     *           "getHouseEdgeWins": 1,
-                     *           "getPlatforms": 1,
-                     *           "getPlatformsByPool": 1,
-                     *           "getPlayer": 1,
-                     *           "getPlayers": 1,
-                     *           "getPool": 1,
-                     *           "getPoolLpPrice": 1,
-                     *           "getPoolReturns": 1,
-                     *           "getPools": 1,
-                     *           "getRatio": 1,
-                     *           "getStats": 1,
-                     *           "getStatus": 1,
-                     *           "getSyncStatus": 1,
-                     *           "getTokens": 1,
-                     *           "getTotal": 1,
-                     *           "postSync": 1
-                     *         }
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         /** @description The key's token bucket now; this call takes no token */
                         bucket: {
