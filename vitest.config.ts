@@ -26,7 +26,12 @@ export default defineConfig(async () => {
   return {
     test: {
       pool: 'forks',
-      testTimeout: 60_000,
+      // Three workers even on two cores: most end-to-end files wait on child processes, the
+      // simulator and the stores rather than compute, so one worker per spare core (vitest's
+      // default) leaves the machine idle. The timeouts allow for the contention this brings.
+      maxWorkers: 3,
+      minWorkers: 1,
+      testTimeout: 120_000,
       hookTimeout: 120_000,
       reporters: ['default', noticeReporter],
       projects: [
