@@ -15,6 +15,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -73,6 +74,21 @@ async function api(path: string): Promise<any> {
   const res = await fetch(`${app.baseUrl}${path}`, { headers: { 'X-API-Key': app.key } });
   expect(res.status, path).toBe(200);
   return res.json();
+}
+
+/** GET `path` exactly as written (no URL normalisation: fetch would resolve `..`), over a raw socket. */
+async function rawGet(path: string): Promise<{ status: number; body: string }> {
+  const { host, port } = new URL(app.baseUrl);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: host.split(':')[0], port, path, method: 'GET' }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 /** An independent formatter of u64 strings: digits split at `decimals` by string slicing, grouped by threes. */
@@ -180,6 +196,13 @@ describe.skipIf(!run)('dashboard in Chromium', () => {
     expect((await fetch(`${app.baseUrl}/dashboard/nope.js`)).status).toBe(404);
     // The API itself still wants its key.
     expect((await fetch(`${app.baseUrl}/stats`)).status).toBe(401);
+    // Nothing a client sends under /dashboard/ reaches outside the bundle or causes a 500.
+    for (const path of ['/dashboard/../package.json', '/dashboard/%2e%2e/%2e%2e/package.json', '/dashboard/%00', '/dashboard/', '/dashboard/%E0%A4%A', '/dashboard/a/b/c']) {
+      const res = await rawGet(path);
+      expect(res.status, path).toBeGreaterThanOrEqual(400);
+      expect(res.status, path).toBeLessThan(500);
+      expect(res.body, path).not.toContain('"name": "gamba-analytics"');
+    }
   });
 
   it('asks for the key once, keeps it in sessionStorage, and the overview equals the API: figures and drawn charts', async () => {
