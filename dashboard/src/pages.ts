@@ -98,17 +98,18 @@ function compactUsd(v: number): string {
 }
 
 /** A cursor-paged, server-sorted listing page. */
-function listing<T>(title: string, path: string, cols: (dec: Map<string, number | null>) => Column<T>[], opts: { sorts: string[]; defaultSort: string; extra?: Record<string, string | number>; rowLink?: (r: T) => string }): Page {
+function listing<T>(title: string, path: string, cols: (dec: Map<string, number | null>) => Column<T>[], opts: { sorts: string[]; defaultSort: string; extra?: (params: URLSearchParams) => Record<string, string | number>; controls?: (params: URLSearchParams) => HTMLElement; rowLink?: (r: T) => string }): Page {
   return async (main, _arg, params) => {
     const sortBy = params.get('sortBy') ?? opts.defaultSort;
     main.append(h('h1', {}, title));
+    if (opts.controls) main.append(opts.controls(params));
     const body = h('div', { class: 'listing' });
     main.append(body);
     const dec = await tokenDecimals();
     const state = { stack: [undefined] as (string | undefined)[] };
     const load = async (cursor: string | undefined): Promise<void> => {
-      const page = await get<{ results: T[]; nextCursor: string | null }>(path, { limit: 25, sortBy: opts.sorts.length ? sortBy : undefined, cursor, ...opts.extra });
-      const onSort = (key: string) => (location.hash = withQuery(location.hash.split('?')[0]!, { sortBy: key }));
+      const page = await get<{ results: T[]; nextCursor: string | null }>(path, { limit: 25, sortBy: opts.sorts.length ? sortBy : undefined, cursor, ...opts.extra?.(params) });
+      const onSort = (key: string) => (location.hash = withQuery(location.hash.split('?')[0]!, { ...Object.fromEntries(params), sortBy: key }));
       body.replaceChildren(table(page.results, cols(dec), { rowLink: opts.rowLink, sortedBy: sortBy, onSort }), pager(state, page.nextCursor, (c) => void load(c).catch((e) => body.append(errorBox(e)))));
     };
     await load(undefined);
@@ -127,15 +128,25 @@ export const players = listing<PlayerRow>('Players', '/players', () => [
 ], { sorts: ['usd_profit', 'usd_volume'], defaultSort: 'usd_profit', rowLink: (r) => `#/player/${r.user}` });
 
 interface PlatformRow { creator: string; usd_volume: number; usd_revenue: number; plays: number; unique_players: number; last_activity: number }
-/** Platforms leaderboard (/platforms, last 365 days), sorted by USD volume or revenue. */
-export const platforms = listing<PlatformRow>('Platforms (last 365 days)', '/platforms', () => [
+const PLATFORM_DAYS = ['7', '30', '90', '365'];
+const platformDays = (params: URLSearchParams): string => (PLATFORM_DAYS.includes(params.get('days') ?? '') ? params.get('days')! : '30');
+
+/** The rolling window of /platforms (`days`), kept in the hash's query. */
+function daysPicker(params: URLSearchParams): HTMLElement {
+  const sel = h('select', { id: 'days' }, ...PLATFORM_DAYS.map((d) => h('option', { value: d, selected: platformDays(params) === d }, `last ${d} days`)));
+  sel.addEventListener('change', () => (location.hash = withQuery('#/platforms', { ...Object.fromEntries(params), days: sel.value })));
+  return h('div', { class: 'picker' }, h('label', {}, 'Window ', sel));
+}
+
+/** Platforms leaderboard (/platforms over a rolling window of days), sorted by USD volume or revenue. */
+export const platforms = listing<PlatformRow>('Platforms', '/platforms', () => [
   { title: 'Platform', cell: (r) => platform(r.creator) },
   { title: 'Volume', cell: (r) => usd(r.usd_volume), sortKey: 'usd_volume', numeric: true },
   { title: 'Revenue', cell: (r) => usd(r.usd_revenue), sortKey: 'usd_revenue', numeric: true },
   { title: 'Plays', cell: (r) => int(r.plays), sort: (r) => r.plays, numeric: true },
   { title: 'Players', cell: (r) => int(r.unique_players), sort: (r) => r.unique_players, numeric: true },
   { title: 'Last activity', cell: (r) => time(r.last_activity), sort: (r) => r.last_activity },
-], { sorts: ['usd_volume', 'usd_revenue'], defaultSort: 'usd_volume', extra: { days: 365 }, rowLink: (r) => `#/platform/${r.creator}` });
+], { sorts: ['usd_volume', 'usd_revenue'], defaultSort: 'usd_volume', extra: (p) => ({ days: platformDays(p) }), controls: daysPicker, rowLink: (r) => `#/platform/${r.creator}` });
 
 interface TokenRow { token: string; plays: number; volume: string; usd_volume: number }
 const tokenCols = (dec: Map<string, number | null>): Column<TokenRow>[] => [

@@ -302,7 +302,7 @@ describe.skipIf(!run)('dashboard in Chromium', () => {
     const pools = (await api('/pools')).results;
     const creators = (await api('/platforms?days=365')).results;
     for (const [hash, name] of [
-      ['#/platforms', 'platforms'],
+      ['#/platforms?days=365', 'platforms'],
       ['#/pools', 'pools'],
       [`#/pool/${pools[0].pool}`, 'pool'],
       [`#/platform/${creators[0].creator}`, 'platform'],
@@ -312,6 +312,10 @@ describe.skipIf(!run)('dashboard in Chromium', () => {
         expect((await inkedPixels(p)).every((n) => n > 200)).toBe(true);
         const d = decimals.get(pools[0].token)!;
         expect(await p.locator('[data-testid="pool-liquidity"]').textContent()).toBe(expectedUnits((await api(`/pool?pool=${pools[0].pool}`)).liquidity, d));
+      }
+      if (name === 'platforms') {
+        const titles = await p.$$eval('tbody tr td:first-child a', (as) => as.map((a) => a.getAttribute('title')));
+        expect(titles).toEqual((await api('/platforms?days=365&limit=25')).results.map((r: any) => r.creator));
       }
       if (name === 'platform') expect(await p.locator('[data-testid="platform-plays"]').textContent()).toBe(new Intl.NumberFormat('en-US').format((await api(`/stats?creator=${creators[0].creator}`)).plays));
       await shot(p, name);
