@@ -11,6 +11,7 @@ import { registerSecurityHeaders } from './plugins/security.js';
 import { registerResponseCache } from './plugins/cache.js';
 import { INDEXED_SLOT_HEADER, INDEXED_TIME_HEADER, registerFreshnessHeaders, reusedFreshness } from './plugins/freshness.js';
 import { registerCompression } from './plugins/compression.js';
+import { registerDashboard } from './plugins/dashboard.js';
 import { registerHttpMetrics } from './plugins/http-metrics.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
 import { registerKeyUse } from './plugins/key-use.js';
@@ -132,6 +133,9 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(async (pub) => {
     await withAlias(pub, (s) => registerHealthRoutes(s, routeDeps));
   });
+
+  // The web dashboard at / and its files under /dashboard/, public (docs/design.md §12).
+  await registerDashboard(app, options.dashboard);
 
   // Protected scope: every operation of docs/spec.md §4. Hooks added here apply only to these routes.
   await app.register(async (api) => {

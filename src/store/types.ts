@@ -321,6 +321,8 @@ export interface TokenEntry {
   plays: number;
   volume: bigint;
   usd_volume: number;
+  /** The mint's decimals (the `mints` table); null while the mint's account has not been read. */
+  decimals: number | null;
 }
 
 /** One hourly /ratio point: liquidity and LP supply (smallest units) and their ratio (1 when lp_supply is 0). */
