@@ -86,10 +86,15 @@ export const overview: Page = async (main, _arg, params) => {
   }
   const series = { startTime: w.startTime, endTime: w.endTime, tz: w.tz };
   const [plays, vol, dao] = await Promise.all([get('/chart/plays', series), get('/chart/daily-usd', series), get('/chart/dao-usd', series)]);
+  // Without a picked start, the series begin at the first day with a play (not at the
+  // series' default span, which can reach back before the indexed history).
+  const first = w.startTime === undefined ? (plays.data.find((p: any) => p.plays > 0)?.time ?? -Infinity) : -Infinity;
+  const from = <T extends { time: number }>(d: T[]): T[] => d.filter((p) => p.time >= first);
+  const [pd, vd, dd] = [from(plays.data), from(vol.data), from(dao.data)];
   const t = (d: { time: number }[]) => d.map((p) => p.time);
-  chart(charts, 'Plays per day', t(plays.data), plays.data.map((p: any) => p.plays), { bars: true, tz: w.tz });
-  chart(charts, 'USD volume per day', t(vol.data), vol.data.map((p: any) => p.volume_usd), { tz: w.tz, format: compactUsd });
-  chart(charts, 'DAO fees per day (USD)', t(dao.data), dao.data.map((p: any) => p.dao_fees_usd), { tz: w.tz, format: compactUsd });
+  chart(charts, 'Plays per day', t(pd), pd.map((p: any) => p.plays), { bars: true, tz: w.tz });
+  chart(charts, 'USD volume per day', t(vd), vd.map((p: any) => p.volume_usd), { tz: w.tz, format: compactUsd });
+  chart(charts, 'DAO fees per day (USD)', t(dd), dd.map((p: any) => p.dao_fees_usd), { tz: w.tz, format: compactUsd });
 };
 
 const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 });

@@ -156,6 +156,8 @@ export function chart(container: HTMLElement, title: string, xsMs: number[], ys:
       width,
       height: 220,
       tzDate: opts.tz ? (ts: number) => uPlot.tzDate(new Date(ts * 1000), opts.tz!) : undefined,
+      // Every charted figure is a count or a sum of non-negative amounts: the y axis starts at 0.
+      scales: { y: { range: (_u: uPlot, _min: number, max: number): [number, number] => [0, max > 0 ? max * 1.05 : 1] } },
       series: [
         {},
         {

@@ -7,14 +7,14 @@
  * the API's /stats (fetched independently) and its charts have drawn; exact token amounts with
  * the token's decimals (an independent string formatter); sorting with the keyboard and cursor
  * paging; the live feed shows a game indexed after the page opened; light/dark; phone width.
- * Screenshots of each page go to test-results/dashboard/ (gitignored); the overview's is also
- * docs/dashboard.png (the README's).
+ * Screenshots of each page go to test-results/dashboard/ (gitignored); the test never writes into
+ * the repository (docs/dashboard.png, the README's, was taken of the `npm start` demo).
  *
  * Without Chromium (CHROMIUM_PATH, default /usr/bin/chromium) the suite is left out with one line
  * at the end of the run (vitest.config.ts); with CI set it fails instead.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -235,7 +235,6 @@ describe.skipIf(!run)('dashboard in Chromium', () => {
     const head = await fetch(`${app.baseUrl}/status`, { headers: { 'X-API-Key': app.key } });
     await ov.waitForFunction((slot) => document.getElementById('freshness')!.textContent!.includes(`slot ${slot}`), head.headers.get('x-indexed-slot'));
     await shot(ov, 'overview');
-    copyFileSync(join(SHOTS, 'overview.png'), join(process.cwd(), 'docs', 'dashboard.png'));
 
     // A window in a time zone: the figures follow /stats over that window.
     const days = (await api('/chart/plays?tz=UTC')).data.filter((p: any) => p.plays > 0);
