@@ -73,6 +73,7 @@ export interface CoverageRun {
   /** The verified slot range, inclusive (the indexed range: docs/design.md "Coverage and reconciliation"). */
   fromSlot: number;
   toSlot: number;
+  /** UTC days compared (untilDay − sinceDay + 1); days without a signature on either side are not recorded in `days`. */
   daysVerified: number;
   completeSinceDay: number | null;
   completeThroughDay: number | null;
