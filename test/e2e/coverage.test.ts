@@ -5,7 +5,10 @@
  * gaps and surpluses by signature. Each case is checked against the simulator's own listing
  * (fetched here with plain JSON-RPC paging) and its ground-truth events, not against the code.
  */
+import { spawn } from 'node:child_process';
 import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCommon, dayToDate } from '../../src/core/index.js';
@@ -182,6 +185,26 @@ describe('coverage: verify against the chain', () => {
     expect(narrowed.run).toMatchObject({ gaps: 0, surpluses: 1, chainSignatures: truth.byDay.get(days[0]!)!.length });
   }, 60_000);
 
+  it('gamba-analytics verify: the same result as a process (JSON), exit code 2 on differences, 1 on a bad option', async () => {
+    const days = [...truth.byDay.keys()].sort((a, b) => b - a);
+    const env = { DATABASE_URL: db.databaseUrl, SOLANA_RPC_URL: sim.rpcUrl, LOG_LEVEL: 'warn' };
+    const r = await runCli(['verify', '--json'], env);
+    expect(r.code, r.err).toBe(2);
+    const out = JSON.parse(r.out) as { run: { gaps: number; surpluses: number }; diffs: { side: string; signature: string }[] };
+    expect(out.run).toMatchObject({ gaps: truth.byDay.get(days[1]!)!.length, surpluses: 1 });
+    expect(out.diffs.filter((d) => d.side === 'gap').map((d) => d.signature).sort()).toEqual(truth.byDay.get(days[1]!)!.map((s) => s.signature).sort());
+    const table = await runCli(['verify', '--since', dayToDate(days[0]!), '--list', '5'], env);
+    expect(table.code, table.err).toBe(2);
+    expect(table.out).toContain(`${dayToDate(days[0]!)}  `);
+    expect(table.out).toMatch(/surplus\s+\d{4}-\d{2}-\d{2}\s+slot \d+\s+1{64}/);
+    const clean = await runCli(['verify', '--since', dayToDate(days[2]!), '--until', dayToDate(days[2]!)], env);
+    expect(clean.code, clean.err).toBe(0);
+    for (const bad of [['--since', '2025-13-01'], ['--every', '5s']]) {
+      const b = await runCli(['verify', ...bad], env);
+      expect(b.code, bad.join(' ')).toBe(1);
+    }
+  }, 60_000);
+
   it('a node that skips part of a signature page: the indexer misses exactly those, verify lists exactly them', async () => {
     // Ground truth: a run of 37 signatures in the middle of the history, hidden from the indexer.
     const hidden = new Set(truth.sigs.slice(410, 447).map((s) => s.signature));
@@ -197,6 +220,22 @@ describe('coverage: verify against the chain', () => {
     expect(r.days.filter((d) => d.gaps > 0).map((d) => d.day).sort()).toEqual([...hiddenDays].sort());
   }, 60_000);
 });
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/** Runs the CLI as an operator does (a process, configuration from the environment); resolves with its exit code and output. */
+function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string; err: string }> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(here, '../helpers/entries/run-cli.ts'), ...args], {
+    cwd: path.resolve(here, '../..'),
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  proc.stdout.on('data', (d) => (out += d));
+  proc.stderr.on('data', (d) => (err += d));
+  return new Promise((resolve) => proc.once('exit', (code) => resolve({ code, out, err })));
+}
 
 /**
  * A JSON-RPC HTTP proxy in front of the simulator whose getSignaturesForAddress answers silently
