@@ -35,7 +35,8 @@ function kyselyOn(place: RawPlace): Kysely<any> {
  */
 async function copyRaw(from: RawPlace, to: RawPlace, db: Kysely<any>): Promise<void> {
   const tables = await db.introspection.getTables();
-  const columnsOf = (t: string) => tables.find((x) => x.name === t)!.columns.map((c) => c.name).join(', ');
+  // PostgreSQL introspection lists every schema's tables (other tests' included): take this database's.
+  const columnsOf = (t: string) => tables.find((x) => x.name === t && (to.dialect === 'sqlite' || x.schema === to.name))!.columns.map((c) => c.name).join(', ');
   if (to.dialect === 'sqlite') {
     await to.exec(`attach database '${from.name}' as src`);
     for (const t of RAW) await to.exec(`insert into main.${t} (${columnsOf(t)}) select ${columnsOf(t)} from src.${t}`);
