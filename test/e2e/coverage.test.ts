@@ -203,6 +203,15 @@ describe('coverage: verify against the chain', () => {
       const b = await runCli(['verify', ...bad], env);
       expect(b.code, bad.join(' ')).toBe(1);
     }
+    // --every: a run at once, stored; SIGTERM ends the schedule with exit 0.
+    const before = (await store.queries.coverageSummary())!.verifiedAtMs;
+    const every = runCli(['verify', '--every', '1h', '--json'], env, (out, proc) => {
+      if (out.includes('\n')) proc.kill('SIGTERM');
+    });
+    const e = await every;
+    expect(e.code, e.err).toBe(0);
+    expect((JSON.parse(e.out.split('\n')[0]!) as { run: { gaps: number } }).run.gaps).toBe(truth.byDay.get(days[1]!)!.length);
+    expect((await store.queries.coverageSummary())!.verifiedAtMs).toBeGreaterThan(before);
   }, 60_000);
 
   it('a node that skips part of a signature page: the indexer misses exactly those, verify lists exactly them', async () => {
@@ -224,7 +233,7 @@ describe('coverage: verify against the chain', () => {
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 /** Runs the CLI as an operator does (a process, configuration from the environment); resolves with its exit code and output. */
-function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string; err: string }> {
+function runCli(args: string[], env: Record<string, string>, onOut?: (out: string, proc: ReturnType<typeof spawn>) => void): Promise<{ code: number | null; out: string; err: string }> {
   const proc = spawn(process.execPath, ['--import', 'tsx', path.join(here, '../helpers/entries/run-cli.ts'), ...args], {
     cwd: path.resolve(here, '../..'),
     env: { ...process.env, ...env },
@@ -232,7 +241,10 @@ function runCli(args: string[], env: Record<string, string>): Promise<{ code: nu
   });
   let out = '';
   let err = '';
-  proc.stdout.on('data', (d) => (out += d));
+  proc.stdout.on('data', (d) => {
+    out += d;
+    onOut?.(out, proc);
+  });
   proc.stderr.on('data', (d) => (err += d));
   return new Promise((resolve) => proc.once('exit', (code) => resolve({ code, out, err })));
 }
