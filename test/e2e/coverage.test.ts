@@ -212,7 +212,7 @@ describe('coverage: verify against the chain', () => {
     expect(e.code, e.err).toBe(0);
     expect((JSON.parse(e.out.split('\n')[0]!) as { run: { gaps: number } }).run.gaps).toBe(truth.byDay.get(days[1]!)!.length);
     expect((await store.queries.coverageSummary())!.verifiedAtMs).toBeGreaterThan(before);
-  }, 60_000);
+  }, 120_000);
 
   it('a node that skips part of a signature page: the indexer misses exactly those, verify lists exactly them', async () => {
     // Ground truth: a run of 37 signatures in the middle of the history, hidden from the indexer.
