@@ -11,8 +11,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCommon, dayToDate } from '../../src/core/index.js';
-import { verifyCoverage } from '../../src/ingest/index.js';
+import { createCommon, dayToDate, decodeCursor } from '../../src/core/index.js';
+import { STATE_KEYS, verifyCoverage } from '../../src/ingest/index.js';
 import { GAMBA_PROGRAM_ID } from '../../src/protocol/index.js';
 import { createRpcClient } from '../../src/solana/index.js';
 import type { Simulator } from '../../src/simulator/index.js';
@@ -248,6 +248,24 @@ function runCli(args: string[], env: Record<string, string>, onOut?: (out: strin
   proc.stderr.on('data', (d) => (err += d));
   return new Promise((resolve) => proc.once('exit', (code) => resolve({ code, out, err })));
 }
+
+describe('coverage: the chain moved on after the last sync', () => {
+  it('signatures newer than the tail checkpoint are pending, not gaps', async () => {
+    const { sim, clock } = await startTestSimulator({ days: 1, playsPerDay: 120, liveRate: 2 });
+    stops.push(() => sim.stop());
+    await sim.ready();
+    const { store } = await setupTestDatabase();
+    await indexInto(store, sim.rpcUrl, sim);
+    clock.advance(30_000);
+    const listing = await allSignatures(sim.rpcUrl, GAMBA_PROGRAM_ID, { commitment: 'confirmed' });
+    const tail = decodeCursor(await store.getState(STATE_KEYS.tailCursor))!;
+    const newer = listing.findIndex((s) => s.signature === tail.signature);
+    expect(newer).toBeGreaterThan(10);
+    const r = await verifier(store, sim.rpcUrl)();
+    expect(r.pending).toBe(newer);
+    expect(r.run).toMatchObject({ gaps: 0, surpluses: 0, chainSignatures: listing.length - newer, toSlot: tail.slot });
+  }, 60_000);
+});
 
 /**
  * A JSON-RPC HTTP proxy in front of the simulator whose getSignaturesForAddress answers silently
