@@ -28,6 +28,7 @@ import { registerPlatformRoutes } from './routes/platforms.js';
 import { registerPlayerRoutes } from './routes/players.js';
 import { registerPoolRoutes } from './routes/pools.js';
 import { registerStatusRoutes } from './routes/status.js';
+import { registerAuditCoverageRoutes } from './routes/audit-coverage.js';
 import { registerStreamRoutes } from './routes/stream.js';
 import { createStreamHub } from './stream.js';
 import { errorSchema } from './schemas.js';
@@ -159,6 +160,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
       registerPoolRoutes(s, routeDeps);
       registerChartRoutes(s, routeDeps);
       registerHouseRoutes(s, routeDeps);
+      registerAuditCoverageRoutes(s, routeDeps);
       registerStreamRoutes(s, { ...routeDeps, hub });
     });
   });
