@@ -206,13 +206,15 @@ export const OPENAPI_EXAMPLES: RecordedExamples = {
           "token": "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263",
           "plays": 102,
           "volume": "20806106243737051698",
-          "usd_volume": 4350155706.468463
+          "usd_volume": 4350155706.468463,
+          "decimals": 5
         },
         {
           "token": "So11111111111111111111111111111111111111112",
           "plays": 272,
           "volume": "184376568946",
-          "usd_volume": 26320.802733331624
+          "usd_volume": 26320.802733331624,
+          "decimals": 9
         }
       ],
       "nextCursor": null
@@ -545,7 +547,7 @@ export const OPENAPI_EXAMPLES: RecordedExamples = {
     },
     "getUsage": {
       "key": {
-        "id": "key_860094d322a2b676",
+        "id": "key_25b695413fbe957f",
         "name": "examples",
         "tier": "standard",
         "scopes": [
