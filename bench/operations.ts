@@ -66,6 +66,7 @@ export function operations(m: DatasetMeta): Operation[] {
   return [
     { name: 'status', path: () => '/status' },
     { name: 'sync-status', path: () => '/sync/status' },
+    { name: 'audit coverage', path: (i) => q('/audit/coverage', { side: i % 2 ? 'gap' : 'all', limit: 100 }) },
     { name: 'stats', path: () => '/stats' },
     ...windowed('stats creator+startTime', (start, i) => q('/stats', { creator: creator(i), startTime: start(i) })),
     { name: 'player', path: (i) => q('/player', { user: user(i) }) },

@@ -35,6 +35,20 @@ const common = createCommon({ clock, logger: createLogger({ level: 'silent' }) }
 const store = await createStore({ common, config: { kind: 'sqlite', path: join(dir, 'demo.db') } });
 try {
   await loadFixture(store, f);
+  // A stored verification for GET /audit/coverage and /status `coverage` (docs/design.md §13): the
+  // fixture's last three days as the store holds them, one signature of the newest listed as a
+  // surplus (the fixture has no chain to walk, so this run is written as verify would store it).
+  const sigs = f.signatures.filter((s) => s.blockTime >= Math.floor(f.nowMs / 1000) - 3 * 86_400);
+  const dayOf = (t: number) => Math.floor(t / 86_400);
+  const byDay = new Map<number, number>();
+  for (const s of sigs) byDay.set(dayOf(s.blockTime), (byDay.get(dayOf(s.blockTime)) ?? 0) + 1);
+  const days = [...byDay].sort((a, b) => b[0] - a[0]);
+  const odd = sigs.reduce((a, b) => (b.slot > a.slot ? b : a));
+  await store.putCoverage({
+    run: { verifiedAtMs: f.nowMs, sinceDay: days.at(-1)![0], untilDay: days[0]![0], fromSlot: Math.min(...sigs.map((s) => s.slot)), toSlot: odd.slot, daysVerified: days.length, completeSinceDay: null, completeThroughDay: days[1]?.[0] ?? null, chainSignatures: sigs.length - 1, storeSignatures: sigs.length, gaps: 0, surpluses: 1, listed: 1, durationMs: 840 },
+    days: days.map(([day, n]) => ({ day, chainTotal: day === dayOf(odd.blockTime) ? n - 1 : n, chainFailed: 0, storeEvents: n, storeEmpty: 0, storeFailed: 0, gaps: 0, surpluses: day === dayOf(odd.blockTime) ? 1 : 0, failedMismatches: 0 })),
+    diffs: [{ day: dayOf(odd.blockTime), signature: odd.signature, slot: odd.slot, side: 'surplus', failed: false }],
+  });
   const keys = createKeyService({ store: store.keys, clock });
   const app = await buildApp({ common, store, keys, limiter: createMemoryRateLimiter({ clock }), sync: createIdleSyncController(clock) });
   const key = (await keys.create({ name: 'examples', tier: 'standard' })).key;

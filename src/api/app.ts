@@ -11,6 +11,7 @@ import { registerSecurityHeaders } from './plugins/security.js';
 import { registerResponseCache } from './plugins/cache.js';
 import { INDEXED_SLOT_HEADER, INDEXED_TIME_HEADER, registerFreshnessHeaders, reusedFreshness } from './plugins/freshness.js';
 import { registerCompression } from './plugins/compression.js';
+import { registerDashboard } from './plugins/dashboard.js';
 import { registerHttpMetrics } from './plugins/http-metrics.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
 import { registerKeyUse } from './plugins/key-use.js';
@@ -27,6 +28,7 @@ import { registerPlatformRoutes } from './routes/platforms.js';
 import { registerPlayerRoutes } from './routes/players.js';
 import { registerPoolRoutes } from './routes/pools.js';
 import { registerStatusRoutes } from './routes/status.js';
+import { registerAuditCoverageRoutes } from './routes/audit-coverage.js';
 import { registerStreamRoutes } from './routes/stream.js';
 import { createStreamHub } from './stream.js';
 import { errorSchema } from './schemas.js';
@@ -133,6 +135,9 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     await withAlias(pub, (s) => registerHealthRoutes(s, routeDeps));
   });
 
+  // The web dashboard at / and its files under /dashboard/, public (docs/design.md §12).
+  await registerDashboard(app, options.dashboard);
+
   // Protected scope: every operation of docs/spec.md §4. Hooks added here apply only to these routes.
   await app.register(async (api) => {
     registerAuth(api, { keys, limiter, metrics, failureLimits: options.authFailureLimits ?? DEFAULT_AUTH_FAILURE_LIMITS });
@@ -155,6 +160,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
       registerPoolRoutes(s, routeDeps);
       registerChartRoutes(s, routeDeps);
       registerHouseRoutes(s, routeDeps);
+      registerAuditCoverageRoutes(s, routeDeps);
       registerStreamRoutes(s, { ...routeDeps, hub });
     });
   });

@@ -126,6 +126,8 @@ const POOL_SORT = ['tvl_usd', 'usd_volume', 'plays', 'pool_fees_usd', 'created_t
 const HOUSE_GROUP_BY = ['creator', 'pool', 'token', 'player', 'game'] as const satisfies readonly HouseEdgeGroupBy[];
 const WINS_SORT = ['multiplier', 'usd_profit', 'payout'] as const satisfies readonly BiggestWinsQuery['sortBy'][];
 const LP_INTERVALS = ['hour', 'day'] as const satisfies readonly LpInterval[];
+/** GET /audit/coverage: which differences to list (docs/design.md "Coverage and reconciliation"). */
+const COVERAGE_SIDES = ['all', 'gap', 'surplus'] as const;
 
 /**
  * Every query parameter of the API, once (docs/spec.md §4, docs/design.md §4). A name taking
@@ -200,6 +202,9 @@ export const PARAMS = {
   winsSortBy: oneOf('Ordering, descending (ties: newest first): payout multiplier, USD profit, or payout (needs token or pool)', WINS_SORT, 'multiplier'),
   winsLimit: integer('Number of wins', 1, 100, 10),
   lpInterval: oneOf('Bucket of the series: UTC hour or UTC day', LP_INTERVALS, 'day'),
+  coverageSide: oneOf('Differences to list: all, gap (on chain, not in the store) or surplus (in the store, not on chain)', COVERAGE_SIDES, 'all'),
+  coverageLimit: integer('Differences per page', 1, 1000, 100),
+  coverageCursor: cursor('Opaque keyset cursor: the `nextCursor` of the previous page, with the same side'),
   returnsStart: requiredTime('Window start, inclusive: Unix time in milliseconds or an ISO 8601 date-time with a zone'),
 } as const;
 

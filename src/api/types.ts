@@ -7,6 +7,7 @@ import type { ApiKeyRecord, Scope, Store } from '../store/index.js';
 import type { ConcurrencyLimits } from './plugins/concurrency.js';
 import type { HttpLimits } from './plugins/limits.js';
 import type { StreamOptions } from './stream.js';
+import type { DashboardOptions } from './plugins/dashboard.js';
 
 /** Optional settings of buildApp; every field has a default. */
 export interface ApiOptions {
@@ -26,6 +27,8 @@ export interface ApiOptions {
   concurrency?: Partial<ConcurrencyLimits>;
   /** Live streams: heartbeat, per-key cap, poll interval, settle time (stream.ts DEFAULT_STREAM_OPTIONS). */
   stream?: Partial<StreamOptions>;
+  /** The web dashboard at `/` (plugins/dashboard.ts): the built bundle's directory (default dist/dashboard), or `false` for none. */
+  dashboard?: DashboardOptions;
 }
 
 /** What buildApp needs (docs/architecture.md convention 1): the common bag, the store, keys, limiter, sync controller. */

@@ -5,6 +5,7 @@ import { registerKeys } from './commands/keys.js';
 import { registerRollups } from './commands/rollups.js';
 import { registerServe } from './commands/serve.js';
 import { registerSimulate } from './commands/simulate.js';
+import { registerVerify } from './commands/verify.js';
 
 /**
  * The package version from package.json: two folders up from this module both when it runs
@@ -29,5 +30,6 @@ export async function main(argv: string[]): Promise<void> {
   registerKeys(program);
   registerSimulate(program);
   registerRollups(program);
+  registerVerify(program);
   await program.parseAsync(argv);
 }

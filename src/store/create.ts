@@ -16,7 +16,8 @@ import { createReaderPool, type ReaderPool } from './readers/pool.js';
 import { cachingSqliteDatabase } from './statement-cache.js';
 import type { Database } from './schema.js';
 import type { HourlyPrice, Store, WriteBatch } from './types.js';
-import { putPrices, rebuildRollups, setStateIn, writeBatch } from './write/index.js';
+import type { CoverageResult } from './types-coverage.js';
+import { putCoverage, putPrices, rebuildRollups, setStateIn, writeBatch } from './write/index.js';
 
 /** How a store is opened (CreateStoreOptions.access): `readwrite` (the indexer, the CLI) or `readonly` (the API). */
 export type StoreAccess = 'readwrite' | 'readonly';
@@ -197,6 +198,7 @@ async function openReadwrite(opts: CreateStoreOptions): Promise<Store> {
     getPrices: (mint: string, fromHourMs: number, toHourMs: number) => getPrices(db, mint, fromHourMs, toHourMs),
     unpricedHours: (limit: number) => unpricedHours(db, limit),
     rebuildRollups: () => bump(rebuildRollups(db, adapter)),
+    putCoverage: (result: CoverageResult) => putCoverage(db, result),
   });
   const store: Store = {
     dialect: adapter.kind,
@@ -322,6 +324,7 @@ async function openReadonly(opts: CreateStoreOptions): Promise<Store> {
     upsertMints: readonlyError('upsertMints'),
     putPrices: readonlyError('putPrices'),
     rebuildRollups: readonlyError('rebuildRollups'),
+    putCoverage: readonlyError('putCoverage'),
     ...reads,
     generation,
     keys: { ...keys, insert: readonlyError('keys.insert'), revoke: readonlyError('keys.revoke') },

@@ -105,6 +105,50 @@ export interface SignaturesTable {
   slot: Int;
   block_time: Int;
   failed: number;
+  /** UTC day number of block_time (migration 0012; docs/design.md "Coverage and reconciliation"). */
+  day: number;
+  /** 0 = no event, 1 = stored events, 2 = failed (SIGNATURE_KIND, migration 0012). */
+  kind: number;
+}
+
+/** `coverage_runs` (migration 0012): one row per `gamba-analytics verify` run; days are UTC day numbers, times Unix ms. */
+export interface CoverageRunsTable {
+  verified_at_ms: Int;
+  since_day: number;
+  until_day: number;
+  from_slot: Int;
+  to_slot: Int;
+  days_verified: number;
+  complete_since_day: number | null;
+  complete_through_day: number | null;
+  chain_signatures: Int;
+  store_signatures: Int;
+  gaps: Int;
+  surpluses: Int;
+  listed: Int;
+  duration_ms: Int;
+}
+
+/** `coverage_days` (migration 0012): the latest verification's per-day signature counts, chain vs store. */
+export interface CoverageDaysTable {
+  day: number;
+  chain_total: Int;
+  chain_failed: Int;
+  store_events: Int;
+  store_empty: Int;
+  store_failed: Int;
+  gaps: Int;
+  surpluses: Int;
+  failed_mismatches: Int;
+}
+
+/** `coverage_diffs` (migration 0012): the latest verification's gaps (`side` 'gap') and surpluses ('surplus'), by day and signature. */
+export interface CoverageDiffsTable {
+  day: number;
+  signature: string;
+  slot: Int;
+  side: string;
+  failed: number;
 }
 
 /** `sync_state`: checkpoints and skip counters, by key. */
@@ -317,6 +361,9 @@ export interface Database {
   mints: MintsTable;
   prices: PricesTable;
   signatures: SignaturesTable;
+  coverage_runs: CoverageRunsTable;
+  coverage_days: CoverageDaysTable;
+  coverage_diffs: CoverageDiffsTable;
   sync_state: SyncStateTable;
   api_keys: ApiKeysTable;
   ru_daily: RuDailyTable;

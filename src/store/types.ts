@@ -1,5 +1,6 @@
 import type { BiggestWin, BiggestWinsQuery, HouseEdgeQuery, HouseEdgeResult, LpPricePoint, LpPriceQuery, PoolReturns, PoolReturnsQuery } from './types-house.js';
 import type { LocatedEvent } from '../protocol/index.js';
+import type { CoverageReport, CoverageReportQuery, CoverageResult, CoverageRun, CoverageSignaturesQuery, StoredSignature } from './types-coverage.js';
 
 /**
  * The store's public contract: one write path (the indexer), many readers (the API).
@@ -321,6 +322,8 @@ export interface TokenEntry {
   plays: number;
   volume: bigint;
   usd_volume: number;
+  /** The mint's decimals (the `mints` table); null while the mint's account has not been read. */
+  decimals: number | null;
 }
 
 /** One hourly /ratio point: liquidity and LP supply (smallest units) and their ratio (1 when lp_supply is 0). */
@@ -515,6 +518,12 @@ export interface Queries {
   lpPrice(q: LpPriceQuery): Promise<LpPricePoint[]>;
   /** GET /pool/returns (docs/design.md §10); undefined for a pool never seen (→ 404 POOL_NOT_FOUND). */
   poolReturns(q: PoolReturnsQuery): Promise<PoolReturns | undefined>;
+  /** One UTC day's processed signatures in the verified range (`gamba-analytics verify`; docs/design.md "Coverage and reconciliation"). */
+  coverageSignatures(q: CoverageSignaturesQuery): Promise<StoredSignature[]>;
+  /** The latest verification run; null before the first (/status `coverage`). */
+  coverageSummary(): Promise<CoverageRun | null>;
+  /** GET /audit/coverage: the latest verification with one page of differences; null before the first. Throws AppError INVALID_KEYSET for a mismatched `after`. */
+  coverageReport(q: CoverageReportQuery): Promise<CoverageReport | null>;
 }
 
 /** The store (createStore): one write path, the read queries, API keys, state; SQLite or PostgreSQL (docs/architecture.md "Storage"). */
@@ -551,6 +560,12 @@ export interface Store {
   unpricedHours(limit: number): Promise<{ mint: string; hourMs: number }[]>;
   /** Recomputes every rollup from raw events (`gamba-analytics rollups rebuild`). */
   rebuildRollups(): Promise<void>;
+  /**
+   * Stores a verification (`gamba-analytics verify`, docs/design.md "Coverage and reconciliation")
+   * in one transaction: appends its run to coverage_runs and replaces the latest days and listed
+   * differences. Errors: AppError STORE_UNAVAILABLE; STORE_READ_ONLY on a read-only store.
+   */
+  putCoverage(result: CoverageResult): Promise<void>;
   /**
    * Increments after every write this Store object committed (writeBatch, putPrices,
    * rebuildRollups, setState excluded). Response caches key on it so an in-process write is

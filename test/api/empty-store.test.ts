@@ -36,7 +36,9 @@ test('every operation answers (200/202; /player and /pool 404)', async () => {
 });
 
 test('/status and /sync/status', async () => {
-  expect(await get('/status')).toEqual({ syncing: false, lastSync: null, totalGames: 0, totalVolume: 0 });
+  expect(await get('/status')).toEqual({ syncing: false, lastSync: null, totalGames: 0, totalVolume: 0, coverage: { lastVerifiedAt: null, completeSince: null, gaps: null } });
+  // Before any `gamba-analytics verify` run (docs/design.md §13).
+  expect(await get('/audit/coverage')).toMatchObject({ verifiedAt: null, completeSince: null, days: [], diffs: [], nextCursor: null });
   expect(await get('/sync/status')).toEqual({
     success: true,
     data: { totalSignatures: 0, totalGames: 0, totalPoolChanges: 0, latestUpdate: null, lastSync: null, unpricedGames: 0, skipped: {} },

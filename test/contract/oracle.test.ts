@@ -152,8 +152,8 @@ describe('oracle on a hand-computed history', () => {
     close(pl[0]!.usd_volume, 36);
     close(pl[0]!.usd_revenue, 0.36);
     expect(oracle.platformsByPool(P)).toEqual([{ creator: c1, volume: '1500', usd_volume: 45, plays: 3 }]);
-    expect(oracle.tokens()).toEqual([{ token: T, plays: 3, volume: '1500', usd_volume: 45 }, { token: U, plays: 1, volume: '500', usd_volume: 0 }]);
-    expect(oracle.tokens({ creator: c2 })).toEqual([{ token: U, plays: 1, volume: '500', usd_volume: 0 }]);
+    expect(oracle.tokens()).toEqual([{ token: T, plays: 3, volume: '1500', usd_volume: 45, decimals: 2 }, { token: U, plays: 1, volume: '500', usd_volume: 0, decimals: 0 }]);
+    expect(oracle.tokens({ creator: c2 })).toEqual([{ token: U, plays: 1, volume: '500', usd_volume: 0, decimals: 0 }]);
     expect(oracle.total(P)).toEqual({ pool: P, token: T, volume: '1500', usd_volume: 45, plays: 3 });
     expect(oracle.total(u1)).toEqual({ pool: u1, token: null, volume: '0', usd_volume: 0, plays: 0 });
     expect(oracle.poolChangesAll(P).map((c) => [c.signature, c.action, c.usd_amount])).toEqual([['SigPc2', 'withdraw', 60], ['SigPc1', 'deposit', 300]]);

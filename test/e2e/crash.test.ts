@@ -64,12 +64,12 @@ describe('crash safety (kill -9 during backfill, restart)', () => {
     { source: 'rpc', seed: 77 },
     { source: 'helius', seed: 78 },
   ])('HISTORY_SOURCE=$source against the simulator: ends with exactly the ground-truth events', async ({ source, seed }) => {
-    const sim = await startSimulator({ seed, days: 14, playsPerDay: 150, liveRate: 0 });
+    const sim = await startSimulator({ seed, days: 8, playsPerDay: 150, liveRate: 0 });
     const db = createTestDatabase();
     const store = await createStore({ common: createCommon(), config: db.config });
     try {
       const env = { ...childEnv(sim.rpcUrl, db.databaseUrl, sim.hermesUrl, sim.jupiterUrl, 100), HISTORY_SOURCE: source };
-      const progress = await killAndRestart(store, env, 5);
+      const progress = await killAndRestart(store, env, 3);
       expect(progress).toEqual([...progress].sort((a, b) => a - b));
       expect(progress.filter((n) => n > 0).length).toBeGreaterThanOrEqual(2);
       const truth = await groundTruth(sim);

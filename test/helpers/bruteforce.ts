@@ -90,7 +90,7 @@ export interface PoolChangeJson {
 }
 export interface PlatformJson { creator: string; usd_volume: number; usd_revenue: number; plays: number; unique_players: number; last_activity: number }
 export interface PlatformByPoolJson { creator: string; volume: string; usd_volume: number; plays: number }
-export interface TokenJson { token: string; plays: number; volume: string; usd_volume: number }
+export interface TokenJson { token: string; plays: number; volume: string; usd_volume: number; decimals: number | null }
 export interface RatioJson { time: number; pool_liquidity: string; lp_supply: string; ratio: number }
 export interface TotalJson { pool: string; token: string | null; volume: string; usd_volume: number; plays: number }
 export interface PoolDailyJson { date: string; time: number; volume: string; volume_usd: number; plays: number }
@@ -513,7 +513,7 @@ export function createOracle(input: OracleInput): Oracle {
         token, plays: gs.length, v: sumBig(gs, (g) => g.wager), usd_volume: sum(gs, (g) => g.usd_wager),
       }));
       rows.sort((a, b) => cmpNum(b.usd_volume, a.usd_volume) || cmpStr(a.token, b.token)); // types.ts: usd_volume desc, then token
-      return rows.map((r) => ({ token: r.token, plays: r.plays, volume: r.v.toString(), usd_volume: r.usd_volume }));
+      return rows.map((r) => ({ token: r.token, plays: r.plays, volume: r.v.toString(), usd_volume: r.usd_volume, decimals: input.decimalsOf(r.token) ?? null }));
     },
 
     ratio(pool) {

@@ -169,6 +169,20 @@ async function runEveryRead(): Promise<void> {
   }
   for (const interval of ['hour', 'day'] as const) await q.lpPrice({ pool: f.pools.SOL_A, interval, startTime: now - 30 * 24 * H, endTime: now });
   await q.poolReturns({ pool: f.pools.SOL_A, startTime: now - 30 * 24 * H, endTime: now });
+  // Coverage (docs/design.md "Coverage and reconciliation"): storing a run, a day's signatures, the latest run, pages of its differences.
+  const today = Math.floor(f.nowMs / (24 * H));
+  const sigs = f.signatures.slice(0, 3);
+  await store.putCoverage({
+    run: { verifiedAtMs: f.nowMs, sinceDay: today - 1, untilDay: today, fromSlot: 0, toSlot: 1e9, daysVerified: 2, completeSinceDay: null, completeThroughDay: null, chainSignatures: 3, storeSignatures: 0, gaps: 3, surpluses: 0, listed: 3, durationMs: 1 },
+    days: [{ day: today, chainTotal: 3, chainFailed: 0, storeEvents: 0, storeEmpty: 0, storeFailed: 0, gaps: 3, surpluses: 0, failedMismatches: 0 }],
+    diffs: sigs.map((s) => ({ day: today, signature: s.signature, slot: s.slot, side: 'gap' as const, failed: false })),
+  });
+  await q.coverageSignatures({ day: today, fromSlot: 0, toSlot: 1e12, minBlockTime: 0 });
+  await q.coverageSummary();
+  for (const side of [undefined, 'gap', 'surplus'] as const) {
+    const first = await q.coverageReport({ limit: 1, side });
+    if (first?.next) await q.coverageReport({ limit: 1, side, after: first.next });
+  }
   // The indexer's and the key service's reads and updates.
   await store.unpricedHours(10);
   await store.getPrices(f.tokens.SOL!, f.nowMs - 86_400_000, f.nowMs);

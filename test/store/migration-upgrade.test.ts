@@ -35,7 +35,8 @@ function kyselyOn(place: RawPlace): Kysely<any> {
  */
 async function copyRaw(from: RawPlace, to: RawPlace, db: Kysely<any>): Promise<void> {
   const tables = await db.introspection.getTables();
-  const columnsOf = (t: string) => tables.find((x) => x.name === t)!.columns.map((c) => c.name).join(', ');
+  // PostgreSQL introspection lists every schema's tables (other tests' included): take this database's.
+  const columnsOf = (t: string) => tables.find((x) => x.name === t && (to.dialect === 'sqlite' || x.schema === to.name))!.columns.map((c) => c.name).join(', ');
   if (to.dialect === 'sqlite') {
     await to.exec(`attach database '${from.name}' as src`);
     for (const t of RAW) await to.exec(`insert into main.${t} (${columnsOf(t)}) select ${columnsOf(t)} from src.${t}`);
@@ -58,6 +59,9 @@ describe.each(testDialects())('migrations from zero (%s)', (dialect) => {
       const store = await createStore({ common, config: written.config });
       const f = generateFixture({ seed: 404, games: 1200, poolChanges: 120 });
       await loadFixture(store, f, 'split');
+      // Processed signatures without events: a failed one and an event-less one (migration 0012 tells them apart).
+      const t = Math.floor(f.nowMs / 1000) - 7200;
+      await store.writeBatch({ events: [], signatures: [{ signature: 'Fai1ed'.padEnd(88, '1'), slot: 5, blockTime: t, failed: true }, { signature: 'Empty'.padEnd(88, '1'), slot: 6, blockTime: t - 86_400, failed: false }] });
       const incremental = await derivedRows(written);
       await store.close();
       expect(incremental.get('ru_daily')!.length).toBeGreaterThan(400);
@@ -73,6 +77,14 @@ describe.each(testDialects())('migrations from zero (%s)', (dialect) => {
       expect(late.results!.length).toBeGreaterThan(0);
       const filled = await derivedRows(upgraded);
       expectSameDerived(filled, incremental, 'migrated from raw');
+      // Migration 0012 fills each processed signature's UTC day and kind (0 no event, 1 events, 2 failed) as the write path records them.
+      const w = kyselyOn(written);
+      const sigRows = async (k: Kysely<any>) =>
+        (await k.selectFrom('signatures').select(['signature', 'day', 'kind']).orderBy('signature').execute()).map((r) => `${r.signature} ${Number(r.day)} ${Number(r.kind)}`);
+      const writtenSigs = await sigRows(w);
+      await w.destroy();
+      expect(new Set(writtenSigs.map((r) => r.split(' ')[2]))).toEqual(new Set(['0', '1', '2']));
+      expect(await sigRows(db)).toEqual(writtenSigs);
 
       // rebuild == incremental on the upgraded database too.
       const again = await createStore({ common, config: upgraded.config });

@@ -28,6 +28,7 @@ const tokenEntry = obj({
   plays: count('Games'),
   volume: amount('Σ wager'),
   usd_volume: usd('Σ usd_wager'),
+  decimals: { type: ['integer', 'null'], minimum: 0, maximum: 255, description: "The mint's decimals: volume / 10^decimals is the amount in whole tokens (docs/design.md §4); null while the mint is not known" },
 });
 
 const platformsQuery = queryOf({ limit: PARAMS.platformsLimit, days: PARAMS.platformsDays, sortBy: PARAMS.platformsSortBy, startTime: PARAMS.platformsStart, endTime: PARAMS.endTime, cursor: PARAMS.listCursor, format: PARAMS.format });
@@ -37,7 +38,7 @@ const tokensQuery = queryOf({ creator: PARAMS.creator, limit: PARAMS.tokensLimit
 /** Export columns (docs/design.md §11), in order. */
 const PLATFORM_COLUMNS = ['creator', 'usd_volume', 'usd_revenue', 'plays', 'unique_players', 'last_activity'] as const;
 const BY_POOL_COLUMNS = ['creator', 'volume', 'usd_volume', 'plays'] as const;
-const TOKEN_COLUMNS = ['token', 'plays', 'volume', 'usd_volume'] as const;
+const TOKEN_COLUMNS = ['token', 'plays', 'volume', 'usd_volume', 'decimals'] as const;
 
 const nextCursor = { type: ['string', 'null'], description: 'Cursor of the next page (pass as `cursor`); null at the end' } as const;
 

@@ -3,6 +3,7 @@ import { type Clock, isoMs } from '../../core/index.js';
 import type { Store, StoreCounts } from '../../store/index.js';
 import { count, errorResponse, obj, protectedErrors, usd } from '../schemas.js';
 import type { RouteDeps } from '../types.js';
+import { coverageStatus, coverageStatusSchema } from './audit-coverage.js';
 
 const isoOrNull = (description: string) => ({ type: ['string', 'null'], format: 'date-time', description }) as const;
 
@@ -12,6 +13,7 @@ const statusSchema = obj(
     lastSync: isoOrNull('End of the last completed sync pass, ISO 8601 UTC ms; null before the first'),
     totalGames: count('Settled games indexed'),
     totalVolume: usd('Σ usd_wager of all games'),
+    coverage: coverageStatusSchema,
   },
   'Status (docs/spec.md §2)',
 );
@@ -83,9 +85,9 @@ export function registerStatusRoutes(scope: FastifyInstance, deps: RouteDeps): v
   scope.get('/status', {
     schema: { tags: ['status'], summary: 'Service status', response: { 200: statusSchema, ...protectedErrors } },
   }, async () => {
-    const c = await counts();
+    const [c, run] = await Promise.all([counts(), store.queries.coverageSummary()]);
     const s = sync.state();
-    return { syncing: s.syncing, lastSync: s.lastSync === null ? null : isoMs(s.lastSync), totalGames: c.totalGames, totalVolume: c.totalVolumeUsd };
+    return { syncing: s.syncing, lastSync: s.lastSync === null ? null : isoMs(s.lastSync), totalGames: c.totalGames, totalVolume: c.totalVolumeUsd, coverage: coverageStatus(run) };
   });
 
   scope.get('/sync/status', {

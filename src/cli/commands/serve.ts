@@ -131,7 +131,7 @@ async function serve(config: Readonly<Config>, withIndexer: boolean, role: { wor
       common.shutdown.register('http', () => pool.close());
       const url = await pool.listening;
       logger.info({ url, workers: role.workers, store: config.store.kind, indexer: withIndexer, demo }, 'API listening');
-      process.stdout.write(`Gamba Analytics API listening on ${url} (docs: ${url}/docs) with ${role.workers} worker processes\n`);
+      process.stdout.write(`Gamba Analytics API listening on ${url} (docs: ${url}/docs, dashboard: ${url}/) with ${role.workers} worker processes\n`);
       announceKey(demoKey, url, setup.noKeys);
       announced = true;
       return;
@@ -148,7 +148,7 @@ async function serve(config: Readonly<Config>, withIndexer: boolean, role: { wor
     // Registered last, closed first: stop accepting before the indexer, the simulator and the store go away.
     common.shutdown.register('http', () => server.close());
     logger.info({ url: server.url, store: config.store.kind, indexer: withIndexer, demo }, 'API listening');
-    process.stdout.write(`Gamba Analytics API listening on ${server.url} (docs: ${server.url}/docs)\n`);
+    process.stdout.write(`Gamba Analytics API listening on ${server.url} (docs: ${server.url}/docs, dashboard: ${server.url}/)\n`);
     announceKey(demoKey, server.url, setup.noKeys);
     announced = true;
   } catch (err) {
@@ -236,6 +236,7 @@ function announceKey(demoKey: string | undefined, url: string, noKeys: boolean):
         'Try it:',
         `  curl -H "X-API-Key: ${demoKey}" ${url}/stats`,
         `  curl -H "X-API-Key: ${demoKey}" ${url}/pools    # every pool: its address is the ?pool= of /pool, /daily, /ratio …`,
+        `Dashboard: open ${url}/ in a browser and paste the key (kept in that tab only).`,
         '',
       ].join('\n'),
     );

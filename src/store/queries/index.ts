@@ -12,6 +12,7 @@ import { daily, platformsByPool, ratio, tokens, total } from './pools.js';
 import { stats } from './stats.js';
 import { biggestWins, houseEdge } from './house-edge.js';
 import { lpPrice, poolReturns } from './lp-returns.js';
+import { coverageReport, coverageSignatures, coverageSummary } from './coverage.js';
 
 /** The read side of the store (src/store/types.ts Queries), bound to one database. */
 export function createQueries(db: Kysely<Database>, a: DialectAdapter): Queries {
@@ -38,5 +39,8 @@ export function createQueries(db: Kysely<Database>, a: DialectAdapter): Queries 
     biggestWins: (q) => biggestWins(db, q),
     lpPrice: (q) => lpPrice(db, q),
     poolReturns: (q) => poolReturns(db, a, q),
+    coverageSignatures: (q) => coverageSignatures(db, q),
+    coverageSummary: () => coverageSummary(db),
+    coverageReport: (q) => coverageReport(db, q),
   };
 }

@@ -26,17 +26,19 @@ export type KeyKind = 'number' | 'integer' | 'string';
 const kindOf = (column: string): KeyKind => (column === 'signature' || column === 'pool' ? 'string' : column === 'usd_profit' ? 'number' : 'integer');
 
 /** The listings paged by keyset (docs/design.md §4 cursor extension). */
-export type KeysetListing = 'settledGames' | 'poolChanges' | 'pools' | 'players' | 'platforms' | 'tokens';
+export type KeysetListing = 'settledGames' | 'poolChanges' | 'pools' | 'players' | 'platforms' | 'tokens' | 'coverageDiffs';
 
 /**
  * Value kinds of each listing's position: settledGames by ordering (`orderBy`, ignored by the
  * others), poolChanges, pools, platforms and tokens (the sort key, then the address), players (the
- * sort value as the database's text — exact on PostgreSQL's numeric token sums — then the player).
+ * sort value as the database's text — exact on PostgreSQL's numeric token sums — then the player),
+ * coverageDiffs (the UTC day number, then the signature: docs/design.md "Coverage and reconciliation").
  */
 export function keysetKinds(listing: KeysetListing, orderBy: SettledGamesOrderBy = 'time'): KeyKind[] {
   if (listing === 'settledGames') return GAME_KEYS[orderBy].map(kindOf);
   if (listing === 'poolChanges') return POOL_CHANGE_KEYS.map(kindOf);
   if (listing === 'players') return ['string', 'string'];
+  if (listing === 'coverageDiffs') return ['integer', 'string'];
   return ['number', 'string'];
 }
 

@@ -20,16 +20,16 @@ export async function platformsByPool(db: Kysely<Database>, pool: string): Promi
 }
 
 /**
- * GET /tokens: all-time per token (optionally one creator) from ru_ctp; usd_volume desc, token asc;
+ * GET /tokens: all-time per token (optionally one creator) from ru_ctp, with the mint's decimals; usd_volume desc, token asc;
  * at most `limit` rows after the keyset position [usd_volume, token] (docs/design.md §4).
  */
 export async function tokens(db: Kysely<Database>, q: TokensQuery): Promise<TokenEntry[]> {
   const pos = q.after === undefined ? undefined : (positionValues(q.after, keysetKinds('tokens')) as [number, string]);
   const after = pos === undefined ? sql`` : sql`where usd_wager <= ${pos[0]} and (usd_wager < ${pos[0]} or token > ${pos[1]})`;
-  const res = await sql<Record<string, unknown>>`select * from (select token, ${VOLUME_SUMS}
+  const res = await sql<Record<string, unknown>>`select t.*, (select m.decimals from mints m where m.mint = t.token) as decimals from (select token, ${VOLUME_SUMS}
     from ru_ctp where 1=1 ${q.creator === undefined ? sql`` : sql`and creator = ${q.creator}`} group by token) t ${after}
     order by usd_wager desc, token asc ${q.limit === undefined ? sql`` : sql`limit ${q.limit}`}`.execute(db);
-  return res.rows.map((r) => ({ token: String(r.token), plays: num(r.plays), volume: joinHiLoRow(r, 'wager'), usd_volume: num(r.usd_wager) }));
+  return res.rows.map((r) => ({ token: String(r.token), plays: num(r.plays), volume: joinHiLoRow(r, 'wager'), usd_volume: num(r.usd_wager), decimals: r.decimals === null || r.decimals === undefined ? null : Number(r.decimals) }));
 }
 
 /** GET /total: all-time volume of one pool. An unknown pool answers zeros with token null. */

@@ -54,6 +54,7 @@ const QUERY_METHODS = Object.keys({
   counts: true, freshness: true, stats: true, player: true, players: true, settledGames: true, poolChanges: true, platforms: true, platformsByPool: true,
   tokens: true, ratio: true, total: true, daily: true, pools: true, pool: true, chartPlays: true, chartDailyUsd: true, chartDaoUsd: true,
   houseEdge: true, biggestWins: true, lpPrice: true, poolReturns: true,
+  coverageSignatures: true, coverageSummary: true, coverageReport: true,
 } satisfies Record<keyof Queries, true>) as (keyof Queries)[];
 
 /** Starts `readers` threads (piscina) that run `store.queries` on their own `query_only` connections, each query within the deadline (docs/architecture.md "Reader pool"); a late query fails with AppError STORE_UNAVAILABLE. */

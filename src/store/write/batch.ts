@@ -226,10 +226,13 @@ export async function writeBatch(
       result: { gamesInserted: 0, poolChangesInserted: 0, poolsCreatedInserted: 0, duplicates: 0 },
     };
     const sigs = batch.signatures ?? [];
+    // Coverage (docs/design.md "Coverage and reconciliation"): each signature's UTC day and kind, in this transaction.
+    const withEvents = new Set<string>();
+    for (const e of batch.events) withEvents.add(e.signature);
     for (const chunk of fixedChunks(sigs)) {
       const inserted = await trx
         .insertInto('signatures')
-        .values(chunk.map((s) => ({ signature: s.signature, slot: s.slot, block_time: s.blockTime, failed: s.failed ? 1 : 0 })))
+        .values(chunk.map((s) => ({ signature: s.signature, slot: s.slot, block_time: s.blockTime, failed: s.failed ? 1 : 0, day: Math.floor(s.blockTime / 86_400), kind: signatureKind(s.failed, withEvents.has(s.signature)) })))
         .onConflict((oc) => oc.column('signature').doNothing())
         .returning('signature')
         .execute();
@@ -256,6 +259,15 @@ export async function writeBatch(
     await setStateIn(trx, state);
     return ctx.result;
   });
+}
+
+/**
+ * A processed signature's kind as stored in `signatures.kind` (migration 0012): 2 failed
+ * (meta.err set, no events), 1 with stored events, 0 without any (a play transaction; its settle
+ * carries the GameSettled: docs/protocol.md).
+ */
+export function signatureKind(failed: boolean, hasEvents: boolean): 0 | 1 | 2 {
+  return failed ? 2 : hasEvents ? 1 : 0;
 }
 
 /** Upserts sync_state entries (checkpoints, skip counters: docs/architecture.md convention 3), in `db`'s transaction if any. */

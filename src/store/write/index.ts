@@ -5,4 +5,5 @@
  */
 export { setStateIn, writeBatch } from './batch.js';
 export { putPrices } from './reprice.js';
+export { putCoverage } from './coverage.js';
 export { rebuildRollups, rebuildRollupsIn } from './rebuild.js';
