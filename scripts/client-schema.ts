@@ -87,7 +87,7 @@ const leaf = (path: string) => path.slice(path.lastIndexOf('.') + 1);
 export interface OperationFacts {
   /** JSON paths of the u64 integer-string fields of the 200 answer (exact amounts). */
   amounts: string[];
-  /** For a list with `nextCursor`: the array property holding the rows. */
+  /** For a list with `nextCursor`: the array property holding the paged rows (of several arrays, the one whose description says "page"). */
   items?: string;
   /** A live stream (text/event-stream): the list operation whose rows its events carry. */
   stream?: boolean;
@@ -110,8 +110,10 @@ export function operationFacts(doc: Json): Record<string, OperationFacts> {
     const clash = others.find((o) => facts.amounts.some((a) => leaf(a) === leaf(o)));
     if (clash !== undefined) throw new Error(`${path}: the field name of ${clash} is an amount elsewhere in the answer`);
     if (schema.properties?.nextCursor !== undefined) {
-      const arrays = Object.entries<Json>(schema.properties).filter(([, v]) => ([] as string[]).concat(deref(doc, v)?.type ?? []).includes('array'));
-      if (arrays.length !== 1) throw new Error(`${path}: a paged list must have exactly one array field, has ${arrays.length}`);
+      let arrays = Object.entries<Json>(schema.properties).filter(([, v]) => ([] as string[]).concat(deref(doc, v)?.type ?? []).includes('array'));
+      // Several arrays (e.g. /audit/coverage: `days` whole, `diffs` paged): the paged one says "page" in its description.
+      if (arrays.length > 1) arrays = arrays.filter(([, v]) => /\bpage\b/i.test(String(deref(doc, v)?.description ?? '')));
+      if (arrays.length !== 1) throw new Error(`${path}: a paged list must have one array field (or one whose description names its page), has ${arrays.length}`);
       facts.items = arrays[0]![0];
     }
     out[path] = facts;

@@ -6,6 +6,10 @@
  * `items`, for a cursor-paged list, the array field holding the rows; `stream`, a live stream.
  */
 export const OPERATIONS = {
+  "/audit/coverage": {
+    amounts: [],
+    items: "diffs"
+  },
   "/chart/daily-usd": {
     amounts: []
   },
