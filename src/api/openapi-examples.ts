@@ -547,7 +547,7 @@ export const OPENAPI_EXAMPLES: RecordedExamples = {
     },
     "getUsage": {
       "key": {
-        "id": "key_25b695413fbe957f",
+        "id": "key_18f5bb216b0423ee",
         "name": "examples",
         "tier": "standard",
         "scopes": [
