@@ -107,7 +107,9 @@ export const OPENAPI_EXAMPLES: RecordedExamples = {
           "pool": "7dEMfRmgu1g9S6X32AQVJBEFud9E4J6qhDAgwAMBJGNX",
           "jackpot": "0",
           "multiplier": 0,
-          "time": 1768483661000
+          "time": 1768483661000,
+          "fairness": "violation",
+          "fairness_rule": "commitment"
         },
         {
           "signature": "5kWDv8VSbWeU8cFhDj7D1WpdPkMdmijREsUhdbxGFV4ZfiFWeF2axx4LjN5qJyRnk24MvGZV88S7DmTaExrKA3Gg",
@@ -122,7 +124,9 @@ export const OPENAPI_EXAMPLES: RecordedExamples = {
           "pool": "54SZqbNpHRA8q8SvvCDjTUPs6iskDWxZJ387R5RPnSWp",
           "jackpot": "0",
           "multiplier": 1.25,
-          "time": 1768483462000
+          "time": 1768483462000,
+          "fairness": "violation",
+          "fairness_rule": "commitment"
         }
       ],
       "total": 615,
@@ -478,9 +482,52 @@ export const OPENAPI_EXAMPLES: RecordedExamples = {
       "house_pnl": "19459763258",
       "house_pnl_usd": 2061.341008866892
     },
+    "getAuditFairness": {
+      "counts": {
+        "games": 615,
+        "verified": 0,
+        "unverifiable": 38,
+        "violation": 577,
+        "violations": {
+          "commitment": 459,
+          "result_index": 118,
+          "multiplier": 0,
+          "payout": 0
+        },
+        "unverifiableReasons": {
+          "first_seen": 38,
+          "no_bet": 0,
+          "not_audited": 0
+        }
+      },
+      "groupBy": "none",
+      "groups": null,
+      "groupsTotal": 0,
+      "violations": [
+        {
+          "signature": "5R9q6sWcEjgfyEK1jto3oyfw5ArvVV9t94AZq3wEM53hTsVQ1uhRJBsR3r5yX3CrDybVVUYtqBedN7tXPwyom1Vg",
+          "time": 1768483661000,
+          "user": "BFkhwej1g7SDdb9o7pdK9x4fjzJqT3Yvh3YPhXssv8we",
+          "creator": "56DmAe3U5aihUrjEP9PxMCiW5rQNxs8nXTvWYvKJo7eM",
+          "token": "So11111111111111111111111111111111111111112",
+          "pool": "7dEMfRmgu1g9S6X32AQVJBEFud9E4J6qhDAgwAMBJGNX",
+          "rule": "commitment"
+        },
+        {
+          "signature": "5kWDv8VSbWeU8cFhDj7D1WpdPkMdmijREsUhdbxGFV4ZfiFWeF2axx4LjN5qJyRnk24MvGZV88S7DmTaExrKA3Gg",
+          "time": 1768483462000,
+          "user": "8vPHsAp68yRtRGvfeb9Pm9omtKCv5dqi58EqEReFhVhB",
+          "creator": "2tT52oDJ1uUHKJqnd9S6YRQGbZNrey1ZpWxhHtZUKryR",
+          "token": "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
+          "pool": "54SZqbNpHRA8q8SvvCDjTUPs6iskDWxZJ387R5RPnSWp",
+          "rule": "commitment"
+        }
+      ],
+      "nextCursor": "eyJvIjoiZmFpcm5lc3MiLCJzIjoiREVTQyIsImsiOlsxNzY4NDcyMDgyMDAwLCI0b25uTGZFZlQzNzhlUGh4VjFiWXVqS3duWDVrZkQ5ckRNR1FxM2Y2REVHQlZpWm8zVkY0aERSZXhFYVAxbVllRGVwdzl5aTd2ajJkTXpqU2dYWmtXeVFtIiwwXX0"
+    },
     "getUsage": {
       "key": {
-        "id": "key_39e63a06213d7e6b",
+        "id": "key_4eaa26d5d39ba6be",
         "name": "examples",
         "tier": "standard",
         "scopes": [
@@ -493,14 +540,15 @@ export const OPENAPI_EXAMPLES: RecordedExamples = {
       "bucket": {
         "rpm": 100,
         "burst": 200,
-        "remaining": 177,
-        "resetAt": 1768483675,
+        "remaining": 176,
+        "resetAt": 1768483676,
         "policy": "\"standard\";q=200;w=120"
       },
       "today": {
         "date": "2026-01-15",
-        "total": 23,
+        "total": 24,
         "operations": {
+          "getAuditFairness": 1,
           "getChartDailyUsd": 1,
           "getChartDaoUsd": 1,
           "getChartPlays": 1,

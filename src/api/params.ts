@@ -126,6 +126,8 @@ const POOL_SORT = ['tvl_usd', 'usd_volume', 'plays', 'pool_fees_usd', 'created_t
 const HOUSE_GROUP_BY = ['creator', 'pool', 'token', 'player', 'game'] as const satisfies readonly HouseEdgeGroupBy[];
 const WINS_SORT = ['multiplier', 'usd_profit', 'payout'] as const satisfies readonly BiggestWinsQuery['sortBy'][];
 const LP_INTERVALS = ['hour', 'day'] as const satisfies readonly LpInterval[];
+/** GET /audit/fairness groupings (docs/design.md "Fairness audit"); `none` = overall counts only. */
+const FAIRNESS_GROUP_BY = ['none', 'creator', 'pool', 'player'] as const;
 
 /**
  * Every query parameter of the API, once (docs/spec.md §4, docs/design.md §4). A name taking
@@ -200,6 +202,8 @@ export const PARAMS = {
   winsSortBy: oneOf('Ordering, descending (ties: newest first): payout multiplier, USD profit, or payout (needs token or pool)', WINS_SORT, 'multiplier'),
   winsLimit: integer('Number of wins', 1, 100, 10),
   lpInterval: oneOf('Bucket of the series: UTC hour or UTC day', LP_INTERVALS, 'day'),
+  fairnessGroupBy: oneOf('Counts also per creator (platform), pool or player (at most 100 groups, most violations first); none = overall only', FAIRNESS_GROUP_BY, 'none'),
+  fairnessLimit: integer('Violations per page', 1, 200, 50),
   returnsStart: requiredTime('Window start, inclusive: Unix time in milliseconds or an ISO 8601 date-time with a zone'),
 } as const;
 
