@@ -1,6 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../schema.js';
+import { runPrecompiled } from '../statement-cache.js';
 
 /**
  * The fairness audit of settled games (docs/design.md "Fairness audit", facts in docs/protocol.md §4).
@@ -162,26 +163,21 @@ export async function auditBatch(db: Db, batch: AuditRow[]): Promise<{ row: Audi
     list.sort(cmp);
     const first = list[0]!;
     const last = list[list.length - 1]!;
-    const before = await db
-      .selectFrom('games')
-      .select(AUDIT_COLUMNS)
-      .where('player', '=', player)
-      .where((eb) => eb(eb.refTuple(...keys), '<', eb.tuple(first.slot, first.signature, first.event_index)))
-      .orderBy('slot', 'desc')
-      .orderBy('signature', 'desc')
-      .orderBy('event_index', 'desc')
-      .limit(1)
-      .executeTakeFirst();
-    const after = await db
-      .selectFrom('games')
-      .select(AUDIT_COLUMNS)
-      .where('player', '=', player)
-      .where((eb) => eb(eb.refTuple(...keys), '>', eb.tuple(last.slot, last.signature, last.event_index)))
-      .orderBy('slot')
-      .orderBy('signature')
-      .orderBy('event_index')
-      .limit(1)
-      .executeTakeFirst();
+    // The previous and the next stored settle of the player, in one precompiled statement.
+    const cols = sql.raw(AUDIT_COLUMNS.join(', '));
+    const around = await runPrecompiled<Record<(typeof AUDIT_COLUMNS)[number], unknown> & { side: unknown }>(
+      db,
+      'fairness:neighbours',
+      () =>
+        sql`select * from (select 0 as side, ${cols} from games where player = ${''} and (slot, signature, event_index) < (${0}, ${''}, ${0})
+            order by slot desc, signature desc, event_index desc limit 1) p
+          union all
+          select * from (select 1 as side, ${cols} from games where player = ${''} and (slot, signature, event_index) > (${0}, ${''}, ${0})
+            order by slot, signature, event_index limit 1) n`.compile(db),
+      [player, first.slot, first.signature, first.event_index, player, last.slot, last.signature, last.event_index],
+    );
+    const before = around.rows.find((r) => Number(r.side) === 0);
+    const after = around.rows.find((r) => Number(r.side) === 1);
     // The chain from the previous stored settle: the batch's games and, with several, the stored
     // ones between them (a stored copy of a batch game stands for it: a retried batch).
     let seq: { r: AuditRow; stored: boolean }[];
