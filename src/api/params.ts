@@ -202,7 +202,7 @@ export const PARAMS = {
   winsSortBy: oneOf('Ordering, descending (ties: newest first): payout multiplier, USD profit, or payout (needs token or pool)', WINS_SORT, 'multiplier'),
   winsLimit: integer('Number of wins', 1, 100, 10),
   lpInterval: oneOf('Bucket of the series: UTC hour or UTC day', LP_INTERVALS, 'day'),
-  fairnessGroupBy: oneOf('Counts also per creator (platform), pool or player (at most 100 groups, most violations first); none = overall only', FAIRNESS_GROUP_BY, 'none'),
+  fairnessGroupBy: oneOf('Counts also per creator (platform), pool or player (player needs startTime or player; at most 100 groups, most violations first); none = overall only', FAIRNESS_GROUP_BY, 'none'),
   fairnessLimit: integer('Violations per page', 1, 200, 50),
   returnsStart: requiredTime('Window start, inclusive: Unix time in milliseconds or an ISO 8601 date-time with a zone'),
 } as const;

@@ -65,6 +65,16 @@ export interface GamesTable {
   fairness_rule: string | null;
 }
 
+/** `ru_fair` (migration 0011): games all time per creator × token × pool × fairness × rule ('' when verified). */
+export interface FairTable {
+  creator: string;
+  token: string;
+  pool: string;
+  fairness: string;
+  rule: string;
+  games: Int;
+}
+
 /** `ru_fair_day` (migration 0011): games per UTC day × creator × token × pool × player × fairness × rule ('' when verified). */
 export interface FairDayTable {
   day: number;
@@ -335,6 +345,7 @@ export interface RuPoolHourTable {
 export interface Database {
   games: GamesTable;
   ru_fair_day: FairDayTable;
+  ru_fair: FairTable;
   pool_changes: PoolChangesTable;
   pools: PoolsTable;
   mints: MintsTable;

@@ -199,7 +199,7 @@ describe.each(testDialects())('fairness audit (%s)', (dialect) => {
       expect(body.groups, groupBy).toEqual(want);
     }
     // Invalid parameters: 400 naming the parameter.
-    for (const [qs, name] of [['groupBy=token', 'groupBy'], ['limit=0', 'limit'], ['startTime=5&endTime=4', 'endTime'], ['cursor=abc', 'cursor'], ['player=xyz', 'player']] as const) {
+    for (const [qs, name] of [['groupBy=token', 'groupBy'], ['limit=0', 'limit'], ['startTime=5&endTime=4', 'endTime'], ['cursor=abc', 'cursor'], ['player=xyz', 'player'], ['groupBy=player', 'groupBy']] as const) {
       const res = await fetch(`${app.baseUrl}/audit/fairness?${qs}`, { headers: { 'x-api-key': app.key } });
       expect(res.status, qs).toBe(400);
       expect(((await res.json()) as any).error, qs).toContain(`'${name}'`);

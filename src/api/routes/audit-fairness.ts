@@ -75,6 +75,8 @@ export function registerFairnessAuditRoutes(scope: FastifyInstance, deps: RouteD
   }, async (request) => {
     const { cursor, groupBy, ...q } = fairnessQuery.parse(request.query);
     if (q.startTime !== undefined && q.endTime !== undefined && q.endTime <= q.startTime) throw invalidParameter('endTime', 'must be later than startTime');
+    // Per-player counts read the window's days of ru_fair_day (docs/design.md §12): bounded by a window or one player.
+    if (groupBy === 'player' && q.startTime === undefined && q.player === undefined) throw invalidParameter('groupBy', 'player needs startTime or player');
     const after = cursor === undefined ? undefined : decodeCursor(cursor, 'fairness', 'DESC', ['integer', 'string', 'integer']);
     const res = await store.queries.fairnessAudit({ ...q, ...(groupBy === 'none' ? {} : { groupBy }), after });
     return {

@@ -13,7 +13,9 @@ import type { MigrationDialect as DialectAdapter } from './dialect.js';
  *   settle of the same player; partial index `g_violation` (time_ms, signature, event_index) where
  *   fairness = 'violation': the violations listing reads only violations;
  * - `ru_fair_day`: games per UTC day × creator × token × pool × player × fairness × rule (rule ''
- *   when verified), filled here from the raw games by plain SQL.
+ *   when verified), indexed by (player, day) for one player's counts; `ru_fair`: the same counts all
+ *   time per creator × token × pool × fairness × rule (a few rows: all-time counts without a
+ *   player); both filled here from the raw games by plain SQL.
  * Plain schema calls only: a migration imports nothing from live code (docs/architecture.md convention 12).
  */
 export function migration0011(a: DialectAdapter) {
@@ -36,6 +38,20 @@ export function migration0011(a: DialectAdapter) {
         .addColumn('games', a.bigint, (c) => c.notNull())
         .addPrimaryKeyConstraint('ru_fair_day_pk', ['day', 'creator', 'token', 'pool', 'player', 'fairness', 'rule'])
         .execute();
+      await db.schema.createIndex('rfd_player').on('ru_fair_day').columns(['player', 'day']).execute();
+      await db.schema
+        .createTable('ru_fair')
+        .addColumn('creator', a.text, (c) => c.notNull())
+        .addColumn('token', a.text, (c) => c.notNull())
+        .addColumn('pool', a.text, (c) => c.notNull())
+        .addColumn('fairness', a.text, (c) => c.notNull())
+        .addColumn('rule', a.text, (c) => c.notNull())
+        .addColumn('games', a.bigint, (c) => c.notNull())
+        .addPrimaryKeyConstraint('ru_fair_pk', ['creator', 'token', 'pool', 'fairness', 'rule'])
+        .execute();
+      await sql`insert into ru_fair (creator, token, pool, fairness, rule, games)
+        select creator, token, pool, fairness, coalesce(fairness_rule, ''), count(*) from games
+        group by creator, token, pool, fairness, coalesce(fairness_rule, '')`.execute(db);
       await sql`insert into ru_fair_day (day, creator, token, pool, player, fairness, rule, games)
         select day, creator, token, pool, player, fairness, coalesce(fairness_rule, ''), count(*) from games
         group by day, creator, token, pool, player, fairness, coalesce(fairness_rule, '')`.execute(db);

@@ -37,8 +37,9 @@ function addTo(c: FairnessCounts, fairness: string, rule: string, n: number): vo
 /**
  * GET /audit/fairness (docs/design.md "Fairness audit"): game counts per verdict (overall, and per
  * creator, pool or player with `groupBy`) and one keyset page of violations, newest first.
- * Counts read ru_fair_day for the window's whole UTC days and the raw games (time index) for the
- * cut first and last days; violations read the partial index g_violation. Times are Unix ms,
+ * Counts read ru_fair all time without a player, else ru_fair_day for the window's whole UTC days
+ * (by day, or by player: index rfd_player) and the raw games (time index) for the cut first and
+ * last days; `groupBy` player needs `startTime` or `player` (the API checks it); violations read the partial index g_violation. Times are Unix ms,
  * `startTime` inclusive, `endTime` exclusive. Throws AppError INVALID_KEYSET when `after` does not
  * match the listing's key.
  */
@@ -69,7 +70,12 @@ export async function fairnessAudit(db: Kysely<Database>, q: FairnessAuditQuery)
   const d1 = e === undefined ? null : Math.floor(e / DAY_MS);
   const raw: [number | undefined, number | undefined][] = [];
   if (d0 !== null && d1 !== null && d0 >= d1) raw.push([s, e]);
-  else {
+  else if (d0 === null && d1 === null && q.player === undefined && q.groupBy !== 'player') {
+    // All time without a player: ru_fair (a few rows per creator × token × pool).
+    const rows = await sql<{ k?: unknown; fairness: unknown; rule: unknown; n: unknown }>`select ${sel}fairness, rule, sum(games) as n from ru_fair
+      where 1=1 ${f} group by ${by}fairness, rule`.execute(db);
+    take(rows.rows);
+  } else {
     const dayWhere: RawBuilder<unknown>[] = [];
     if (d0 !== null) dayWhere.push(sql`and day >= ${d0}`);
     if (d1 !== null) dayWhere.push(sql`and day < ${d1}`);

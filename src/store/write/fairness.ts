@@ -113,10 +113,37 @@ export class FairAccumulator {
     else this.deltas.set(k, { row: { day: r.day, creator: r.creator, token: r.token, pool: r.pool, player: r.player, fairness: r.fairness, fairness_rule: r.fairness_rule }, n });
   }
 
-  /** Adds the deltas to ru_fair_day (upsert) and deletes rows that fell to 0. */
+  /** Adds the deltas to ru_fair_day and ru_fair (upserts) and deletes rows that fell to 0. */
   async flush(db: Db): Promise<void> {
     const rows = [...this.deltas.values()].filter((e) => e.n !== 0);
     this.deltas.clear();
+    const all = new Map<string, { row: (typeof rows)[number]['row']; n: number }>();
+    for (const e of rows) {
+      const k = `${e.row.creator}|${e.row.token}|${e.row.pool}|${e.row.fairness}|${e.row.fairness_rule ?? ''}`;
+      const a = all.get(k);
+      if (a) a.n += e.n;
+      else all.set(k, { row: e.row, n: e.n });
+    }
+    const allRows = [...all.values()].filter((e) => e.n !== 0);
+    for (let i = 0; i < allRows.length; i += 256) {
+      await db
+        .insertInto('ru_fair')
+        .values(allRows.slice(i, i + 256).map(({ row, n }) => ({ creator: row.creator, token: row.token, pool: row.pool, fairness: row.fairness, rule: row.fairness_rule ?? '', games: n })))
+        .onConflict((oc) => oc.columns(['creator', 'token', 'pool', 'fairness', 'rule']).doUpdateSet({ games: sql`ru_fair.games + excluded.games` }))
+        .execute();
+    }
+    for (const { row, n } of allRows) {
+      if (n > 0) continue;
+      await db
+        .deleteFrom('ru_fair')
+        .where('creator', '=', row.creator)
+        .where('token', '=', row.token)
+        .where('pool', '=', row.pool)
+        .where('fairness', '=', row.fairness)
+        .where('rule', '=', row.fairness_rule ?? '')
+        .where('games', '=', 0)
+        .execute();
+    }
     for (let i = 0; i < rows.length; i += 256) {
       const chunk = rows.slice(i, i + 256);
       await db
@@ -228,7 +255,7 @@ export async function applyChanged(db: Db, changed: { row: AuditRow; was: { fair
  * The rebuild's audit (docs/architecture.md convention 3): every game's own rules from its raw
  * fields, its verdict from the previous settle of its player (games read in (player, slot,
  * signature, event_index) order, index g_player_order), changed rows updated; then ru_fair_day
- * refilled from the games (the caller cleared it).
+ * refilled from the games and ru_fair from it (the caller cleared both).
  */
 export async function rebuildFairness(trx: Transaction<Database>): Promise<void> {
   const chunk = 5000;
@@ -272,4 +299,6 @@ export async function rebuildFairness(trx: Transaction<Database>): Promise<void>
   await sql`insert into ru_fair_day (day, creator, token, pool, player, fairness, rule, games)
     select day, creator, token, pool, player, fairness, coalesce(fairness_rule, ''), count(*) from games
     group by day, creator, token, pool, player, fairness, coalesce(fairness_rule, '')`.execute(trx);
+  await sql`insert into ru_fair (creator, token, pool, fairness, rule, games)
+    select creator, token, pool, fairness, rule, sum(games) from ru_fair_day group by creator, token, pool, fairness, rule`.execute(trx);
 }
