@@ -527,7 +527,7 @@ export const OPENAPI_EXAMPLES: RecordedExamples = {
     },
     "getUsage": {
       "key": {
-        "id": "key_4eaa26d5d39ba6be",
+        "id": "key_80c1e0bd00e9568a",
         "name": "examples",
         "tier": "standard",
         "scopes": [
