@@ -238,6 +238,17 @@ export async function auditBatch(db: Db, batch: AuditRow[]): Promise<{ row: Audi
       }
       prev = r;
     }
+    // A game listed twice in the batch: every copy gets the verdict of the one judged.
+    if (list.length > 1) {
+      const judged = new Map(seq.map(({ r }) => [keyOf(r), r]));
+      for (const r of list) {
+        const j = judged.get(keyOf(r));
+        if (j && j !== r) {
+          r.fairness = j.fairness;
+          r.fairness_rule = j.fairness_rule;
+        }
+      }
+    }
   }
   return changed;
 }
