@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { FairnessCounts, FairnessViolation } from '../../store/index.js';
+import type { FairnessViolation } from '../../store/index.js';
 import { decodeCursor, nextCursor } from '../cursor.js';
 import { invalidParameter } from '../errors.js';
 import { PARAMS, queryOf } from '../params.js';
@@ -46,7 +46,6 @@ const violation = obj({
   rule: { type: 'string', enum: ['commitment', 'result_index', 'multiplier', 'payout'], description: 'The rule the game breaks (the first in that order)' },
 });
 
-const countsJson = (c: FairnessCounts) => c;
 const violationJson = (v: FairnessViolation) => {
   const { event_index: _, ...out } = v;
   return out;
@@ -80,9 +79,9 @@ export function registerFairnessAuditRoutes(scope: FastifyInstance, deps: RouteD
     const after = cursor === undefined ? undefined : decodeCursor(cursor, 'fairness', 'DESC', ['integer', 'string', 'integer']);
     const res = await store.queries.fairnessAudit({ ...q, ...(groupBy === 'none' ? {} : { groupBy }), after });
     return {
-      counts: countsJson(res.counts),
+      counts: res.counts,
       groupBy,
-      groups: res.groups === null ? null : res.groups.map((g) => ({ key: g.key, counts: countsJson(g.counts) })),
+      groups: res.groups,
       groupsTotal: res.groupsTotal,
       violations: res.violations.map(violationJson),
       nextCursor: nextCursor('fairness', 'DESC', res.next),
