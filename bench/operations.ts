@@ -108,6 +108,10 @@ export function operations(m: DatasetMeta): Operation[] {
     { name: 'house-edge game user', path: (i) => q('/house-edge', { groupBy: 'game', user: user(i) }) },
     ...windowed('house-edge/wins multiplier startTime', (start, i) => q('/house-edge/wins', { sortBy: 'multiplier', startTime: start(i) })),
     { name: 'house-edge/wins usd_profit creator', path: (i) => q('/house-edge/wins', { sortBy: 'usd_profit', creator: creator(i) }) },
+    // Fairness audit (docs/design.md §14).
+    { name: 'audit/fairness', path: () => '/audit/fairness' },
+    ...windowed('audit/fairness creator startTime', (start, i) => q('/audit/fairness', { groupBy: 'creator', startTime: start(i) })),
+    { name: 'audit/fairness player', path: (i) => q('/audit/fairness', { player: user(i) }) },
     { name: 'pool/lp-price day', path: (i) => q('/pool/lp-price', { pool: pool(i) }) },
     { name: 'pool/lp-price hour', path: (i) => q('/pool/lp-price', { pool: pool(i), interval: 'hour' }) },
     ...windowed('pool/returns startTime', (start, i) => q('/pool/returns', { pool: pool(i), startTime: start(i) })),

@@ -21,6 +21,7 @@ import { createMemoryUsageCounter } from '../ratelimit/index.js';
 import { registerQueryGuards } from './plugins/validation.js';
 import { ADDRESS_FORMAT, formatValidationError } from './params.js';
 import { registerChartRoutes } from './routes/charts.js';
+import { registerFairnessAuditRoutes } from './routes/audit-fairness.js';
 import { registerEventRoutes } from './routes/events.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerHouseRoutes } from './routes/house.js';
@@ -161,6 +162,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
       registerChartRoutes(s, routeDeps);
       registerHouseRoutes(s, routeDeps);
       registerAuditCoverageRoutes(s, routeDeps);
+      registerFairnessAuditRoutes(s, routeDeps);
       registerStreamRoutes(s, { ...routeDeps, hub });
     });
   });

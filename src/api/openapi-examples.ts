@@ -17,12 +17,7 @@ export const OPENAPI_EXAMPLES: RecordedExamples = {
       "syncing": false,
       "lastSync": null,
       "totalGames": 615,
-      "totalVolume": 4350217425.410428,
-      "coverage": {
-        "lastVerifiedAt": "2026-01-15T13:27:41.000Z",
-        "completeSince": null,
-        "gaps": 0
-      }
+      "totalVolume": 4350217425.410428
     },
     "getSyncStatus": {
       "success": true,
@@ -112,7 +107,9 @@ export const OPENAPI_EXAMPLES: RecordedExamples = {
           "pool": "7dEMfRmgu1g9S6X32AQVJBEFud9E4J6qhDAgwAMBJGNX",
           "jackpot": "0",
           "multiplier": 0,
-          "time": 1768483661000
+          "time": 1768483661000,
+          "fairness": "violation",
+          "fairness_rule": "commitment"
         },
         {
           "signature": "5kWDv8VSbWeU8cFhDj7D1WpdPkMdmijREsUhdbxGFV4ZfiFWeF2axx4LjN5qJyRnk24MvGZV88S7DmTaExrKA3Gg",
@@ -127,7 +124,9 @@ export const OPENAPI_EXAMPLES: RecordedExamples = {
           "pool": "54SZqbNpHRA8q8SvvCDjTUPs6iskDWxZJ387R5RPnSWp",
           "jackpot": "0",
           "multiplier": 1.25,
-          "time": 1768483462000
+          "time": 1768483462000,
+          "fairness": "violation",
+          "fairness_rule": "commitment"
         }
       ],
       "total": 615,
@@ -206,15 +205,13 @@ export const OPENAPI_EXAMPLES: RecordedExamples = {
           "token": "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263",
           "plays": 102,
           "volume": "20806106243737051698",
-          "usd_volume": 4350155706.468463,
-          "decimals": 5
+          "usd_volume": 4350155706.468463
         },
         {
           "token": "So11111111111111111111111111111111111111112",
           "plays": 272,
           "volume": "184376568946",
-          "usd_volume": 26320.802733331624,
-          "decimals": 9
+          "usd_volume": 26320.802733331624
         }
       ],
       "nextCursor": null
@@ -485,69 +482,52 @@ export const OPENAPI_EXAMPLES: RecordedExamples = {
       "house_pnl": "19459763258",
       "house_pnl_usd": 2061.341008866892
     },
-    "getAuditCoverage": {
-      "verifiedAt": "2026-01-15T13:27:41.000Z",
-      "since": "2026-01-12",
-      "until": "2026-01-15",
-      "fromSlot": 366975282,
-      "toSlot": 367623147,
-      "daysVerified": 4,
-      "completeSince": null,
-      "completeThrough": "2026-01-14",
-      "chainSignatures": 139,
-      "storeSignatures": 140,
-      "gaps": 0,
-      "surpluses": 1,
-      "listed": 1,
-      "durationMs": 840,
-      "days": [
-        {
-          "date": "2026-01-15",
-          "chain": {
-            "total": 90,
-            "failed": 0
-          },
-          "store": {
-            "events": 91,
-            "empty": 0,
-            "failed": 0
-          },
-          "gaps": 0,
-          "surpluses": 1,
-          "failedMismatches": 0,
-          "complete": false
+    "getAuditFairness": {
+      "counts": {
+        "games": 615,
+        "verified": 0,
+        "unverifiable": 38,
+        "violation": 577,
+        "violations": {
+          "commitment": 459,
+          "result_index": 118,
+          "multiplier": 0,
+          "payout": 0
         },
-        {
-          "date": "2026-01-14",
-          "chain": {
-            "total": 45,
-            "failed": 0
-          },
-          "store": {
-            "events": 45,
-            "empty": 0,
-            "failed": 0
-          },
-          "gaps": 0,
-          "surpluses": 0,
-          "failedMismatches": 0,
-          "complete": true
+        "unverifiableReasons": {
+          "first_seen": 38,
+          "no_bet": 0,
+          "not_audited": 0
         }
-      ],
-      "diffs": [
+      },
+      "groupBy": "none",
+      "groups": null,
+      "groupsTotal": 0,
+      "violations": [
         {
           "signature": "5R9q6sWcEjgfyEK1jto3oyfw5ArvVV9t94AZq3wEM53hTsVQ1uhRJBsR3r5yX3CrDybVVUYtqBedN7tXPwyom1Vg",
-          "slot": 367623147,
-          "date": "2026-01-15",
-          "side": "surplus",
-          "failed": false
+          "time": 1768483661000,
+          "user": "BFkhwej1g7SDdb9o7pdK9x4fjzJqT3Yvh3YPhXssv8we",
+          "creator": "56DmAe3U5aihUrjEP9PxMCiW5rQNxs8nXTvWYvKJo7eM",
+          "token": "So11111111111111111111111111111111111111112",
+          "pool": "7dEMfRmgu1g9S6X32AQVJBEFud9E4J6qhDAgwAMBJGNX",
+          "rule": "commitment"
+        },
+        {
+          "signature": "5kWDv8VSbWeU8cFhDj7D1WpdPkMdmijREsUhdbxGFV4ZfiFWeF2axx4LjN5qJyRnk24MvGZV88S7DmTaExrKA3Gg",
+          "time": 1768483462000,
+          "user": "8vPHsAp68yRtRGvfeb9Pm9omtKCv5dqi58EqEReFhVhB",
+          "creator": "2tT52oDJ1uUHKJqnd9S6YRQGbZNrey1ZpWxhHtZUKryR",
+          "token": "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
+          "pool": "54SZqbNpHRA8q8SvvCDjTUPs6iskDWxZJ387R5RPnSWp",
+          "rule": "commitment"
         }
       ],
-      "nextCursor": null
+      "nextCursor": "eyJvIjoiZmFpcm5lc3MiLCJzIjoiREVTQyIsImsiOlsxNzY4NDcyMDgyMDAwLCI0b25uTGZFZlQzNzhlUGh4VjFiWXVqS3duWDVrZkQ5ckRNR1FxM2Y2REVHQlZpWm8zVkY0aERSZXhFYVAxbVllRGVwdzl5aTd2ajJkTXpqU2dYWmtXeVFtIiwwXX0"
     },
     "getUsage": {
       "key": {
-        "id": "key_18f5bb216b0423ee",
+        "id": "key_80c1e0bd00e9568a",
         "name": "examples",
         "tier": "standard",
         "scopes": [
@@ -568,7 +548,7 @@ export const OPENAPI_EXAMPLES: RecordedExamples = {
         "date": "2026-01-15",
         "total": 24,
         "operations": {
-          "getAuditCoverage": 1,
+          "getAuditFairness": 1,
           "getChartDailyUsd": 1,
           "getChartDaoUsd": 1,
           "getChartPlays": 1,

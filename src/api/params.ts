@@ -128,6 +128,8 @@ const WINS_SORT = ['multiplier', 'usd_profit', 'payout'] as const satisfies read
 const LP_INTERVALS = ['hour', 'day'] as const satisfies readonly LpInterval[];
 /** GET /audit/coverage: which differences to list (docs/design.md "Coverage and reconciliation"). */
 const COVERAGE_SIDES = ['all', 'gap', 'surplus'] as const;
+/** GET /audit/fairness groupings (docs/design.md "Fairness audit"); `none` = overall counts only. */
+const FAIRNESS_GROUP_BY = ['none', 'creator', 'pool', 'player'] as const;
 
 /**
  * Every query parameter of the API, once (docs/spec.md §4, docs/design.md §4). A name taking
@@ -205,6 +207,8 @@ export const PARAMS = {
   coverageSide: oneOf('Differences to list: all, gap (on chain, not in the store) or surplus (in the store, not on chain)', COVERAGE_SIDES, 'all'),
   coverageLimit: integer('Differences per page', 1, 1000, 100),
   coverageCursor: cursor('Opaque keyset cursor: the `nextCursor` of the previous page, with the same side'),
+  fairnessGroupBy: oneOf('Counts also per creator (platform), pool or player (player needs startTime or player; at most 100 groups, most violations first); none = overall only', FAIRNESS_GROUP_BY, 'none'),
+  fairnessLimit: integer('Violations per page', 1, 200, 50),
   returnsStart: requiredTime('Window start, inclusive: Unix time in milliseconds or an ISO 8601 date-time with a zone'),
 } as const;
 

@@ -140,7 +140,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     prices,
     whales: opts.whales === true,
   });
-  const ledger = createLedger({ seed, playsPerDay, liveRate, timeline, economy, prices });
+  const ledger = createLedger({ seed, playsPerDay, liveRate, timeline, economy, prices, rig: normalizeFaults(opts.faults).rig ?? 0 });
   const clock = createChainClock(startTimeMs, opts.clock);
   const view = createChainView({ seed, ledger, clock, faults: () => dice });
   const rpc = createRpcHandler(view);

@@ -53,6 +53,38 @@ export interface GamesTable {
   expected_lo: Int;
   /** Migration 0008: the game kind named by the metadata (`0:<gameId>:…` → gameId), else 'unknown' (store/edge.ts). */
   game_kind: string;
+  /** Migration 0011 (docs/design.md "Fairness audit"): SHA-256 hex of the revealed rngSeed; null = not audited. */
+  seed_hash: string | null;
+  /** Migration 0011: the event's nextRngSeedHashed (the commitment to the player's next seed); null = not audited. */
+  next_seed_hash: string | null;
+  /** Migration 0011: the rules judged on the game alone: ok, no_bet, result_index, multiplier or payout; null = not audited. */
+  fair_own: string | null;
+  /** Migration 0011: verified, unverifiable or violation. */
+  fairness: string;
+  /** Migration 0011: the violated rule or the unverifiable reason; null when verified. */
+  fairness_rule: string | null;
+}
+
+/** `ru_fair` (migration 0011): games all time per creator × token × pool × fairness × rule ('' when verified). */
+export interface FairTable {
+  creator: string;
+  token: string;
+  pool: string;
+  fairness: string;
+  rule: string;
+  games: Int;
+}
+
+/** `ru_fair_day` (migration 0011): games per UTC day × creator × token × pool × player × fairness × rule ('' when verified). */
+export interface FairDayTable {
+  day: number;
+  creator: string;
+  token: string;
+  pool: string;
+  player: string;
+  fairness: string;
+  rule: string;
+  games: Int;
 }
 
 /** `pool_changes`: one row per PoolChange (deposit or withdrawal), keyed by (signature, event_index); amounts as u64 decimal text. */
@@ -356,6 +388,8 @@ export interface RuPoolHourTable {
 /** Every table of the store, as Kysely sees it (test/store/migrations.test.ts checks it against the migrated database). */
 export interface Database {
   games: GamesTable;
+  ru_fair_day: FairDayTable;
+  ru_fair: FairTable;
   pool_changes: PoolChangesTable;
   pools: PoolsTable;
   mints: MintsTable;

@@ -243,6 +243,60 @@ export interface SettledGame {
   time: number;
   /** Index of the event among its transaction's events: the keyset's last tie-breaker (src/store/queries/keyset.ts); not an API field. */
   event_index: number;
+  /** The fairness verdict (docs/design.md "Fairness audit"): verified, unverifiable or violation. */
+  fairness: string;
+  /** The violated rule or the unverifiable reason; null when verified. */
+  fairness_rule: string | null;
+}
+
+/** GET /audit/fairness groupings (docs/design.md "Fairness audit"). */
+export type FairnessGroupBy = 'creator' | 'pool' | 'player';
+
+/** GET /audit/fairness: filters, window (Unix ms, start inclusive, end exclusive), grouping and a violations page. */
+export interface FairnessAuditQuery {
+  creator?: string;
+  pool?: string;
+  token?: string;
+  player?: string;
+  startTime?: number;
+  endTime?: number;
+  groupBy?: FairnessGroupBy;
+  /** Violations per page. */
+  limit: number;
+  /** Keyset position (time_ms, signature, event_index) of the previous page's last violation. */
+  after?: KeysetPosition;
+}
+
+/** Game counts per fairness verdict, per violated rule and per unverifiable reason (docs/design.md "Fairness audit"). */
+export interface FairnessCounts {
+  games: number;
+  verified: number;
+  unverifiable: number;
+  violation: number;
+  violations: { commitment: number; result_index: number; multiplier: number; payout: number };
+  unverifiableReasons: { first_seen: number; no_bet: number; not_audited: number };
+}
+
+/** One game judged a violation: its key, time (Unix ms), dimensions and the rule it breaks. */
+export interface FairnessViolation {
+  signature: string;
+  event_index: number;
+  time: number;
+  user: string;
+  creator: string;
+  token: string;
+  pool: string;
+  rule: string;
+}
+
+/** GET /audit/fairness answer: counts, groups (null without groupBy; at most 100, most violations first), violations page. */
+export interface FairnessAuditResult {
+  counts: FairnessCounts;
+  groups: { key: string; counts: FairnessCounts }[] | null;
+  /** Number of groups before the cut to 100. */
+  groupsTotal: number;
+  violations: FairnessViolation[];
+  next: KeysetPosition | null;
 }
 
 /** One page of an event listing. */
@@ -493,6 +547,8 @@ export interface Queries {
   players(q: PlayersQuery): Promise<PlayersResult>;
   /** Throws AppError INVALID_KEYSET when `after` does not match the ordering's key. */
   settledGames(q: SettledGamesQuery): Promise<Page<SettledGame>>;
+  /** GET /audit/fairness; throws AppError INVALID_KEYSET when `after` does not match the violations key. */
+  fairnessAudit(q: FairnessAuditQuery): Promise<FairnessAuditResult>;
   poolChanges(q: PoolChangesQuery): Promise<Page<PoolChangeRecord>>;
   platforms(q: PlatformsQuery): Promise<PlatformEntry[]>;
   /** Ordered by volume desc, then creator. */

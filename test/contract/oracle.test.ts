@@ -114,6 +114,8 @@ describe('oracle on a hand-computed history', () => {
     expect(g3.results[0]).toEqual({
       signature: 'SigB', wager: '200', payout: '0', usd_wager: 6, usd_profit: 144, profit: '4800',
       user: u2, creator: c1, token: T, pool: P, jackpot: '5000', multiplier: 0, time: t23,
+      // docs/design.md §14: u2 settled Sig4 before (slot 1), whose commitment 'h' is not sha256('s').
+      fairness: 'violation', fairness_rule: 'commitment',
     });
     expect(oracle.settledGames({ orderBy: 'time', sorting: 'DESC', page: 1, itemsPerPage: 3 }).results.map((g) => g.signature)).toEqual(['Sig4']);
   });

@@ -18,7 +18,8 @@ export interface Operation {
 /**
  * The 17 operations of docs/spec.md §4, the pool directory (/pools, /pool; docs/design.md §4) and
  * the LP-return and house-edge operations (docs/design.md §10), /audit/coverage (docs/design.md
- * "Coverage and reconciliation") and /usage, each with a valid request.
+ * "Coverage and reconciliation"), the fairness audit (docs/design.md "Fairness audit") and /usage,
+ * each with a valid request.
  */
 export const OPERATIONS: Operation[] = [
   { method: 'GET', path: '/status', emptyStatus: 200 },
@@ -45,6 +46,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'GET', path: '/pool/lp-price', query: { pool: ADDR }, emptyStatus: 200 },
   { method: 'GET', path: '/pool/returns', query: { pool: ADDR, startTime: '0' }, emptyStatus: 404 },
   { method: 'GET', path: '/audit/coverage', emptyStatus: 200 },
+  { method: 'GET', path: '/audit/fairness', emptyStatus: 200 },
   { method: 'GET', path: '/usage', emptyStatus: 200, free: true },
 ];
 

@@ -45,6 +45,7 @@
  *    key, ties by pool ascending; `created_time` null sorts last. A window [startTime, endTime)
  *    keeps games with startTime ≤ time < endTime for plays, volume, fees and PnL only.
  */
+import { fairnessOracle } from './fairness-oracle.js';
 import type { LocatedEvent } from '../../src/protocol/index.js';
 import { MS_PER_DAY, MS_PER_HOUR, dayOf, dayToDate, hourFloor } from '../../src/core/index.js';
 
@@ -76,6 +77,8 @@ export interface LeaderboardJson {
 export interface SettledGameJson {
   signature: string; wager: string; payout: string; usd_wager: number; usd_profit: number; profit: string;
   user: string; creator: string; token: string; pool: string; jackpot: string; multiplier: number; time: number;
+  /** docs/design.md §14, from test/helpers/fairness-oracle.ts. */
+  fairness: string; fairness_rule: string | null;
 }
 export interface PoolJson {
   pool: string; token: string; authority: string | null; created_time: number | null;
@@ -203,6 +206,8 @@ export interface OracleGame {
   /** creatorFee + gambaFee + poolFee + jackpotFee (docs/design.md §3). */
   fees: bigint;
   creatorFee: bigint; gambaFee: bigint; poolFee: bigint; multiplierBps: number;
+  /** Fairness verdict and rule (docs/design.md §14; test/helpers/fairness-oracle.ts). */
+  fairness: string; fairnessRule: string | null;
   /** GameSettled.poolLiquidity (for /ratio). */
   poolLiquidity: bigint;
   priced: boolean;
@@ -269,6 +274,7 @@ export function createOracle(input: OracleInput): Oracle {
   };
 
   const games: OracleGame[] = [];
+  const verdicts = fairnessOracle(input.events);
   const poolChangeEvents: OraclePoolChange[] = [];
   const poolTokens = new Map<string, { token: string; order: LocatedEvent }>();
   const notePoolToken = (pool: string, token: string, e: LocatedEvent): void => {
@@ -290,6 +296,7 @@ export function createOracle(input: OracleInput): Oracle {
         user: d.user, creator: d.creator, token: d.tokenMint, pool: d.pool,
         wager: d.wager, payout: d.payout, jackpot, profit, fees,
         creatorFee: d.creatorFee, gambaFee: d.gambaFee, poolFee: d.poolFee, multiplierBps: d.multiplierBps,
+        fairness: verdicts.get(`${e.signature}:${e.eventIndex}`)!.fairness, fairnessRule: verdicts.get(`${e.signature}:${e.eventIndex}`)!.rule,
         poolLiquidity: d.poolLiquidity,
         priced: p !== undefined,
         usd_wager: Number(d.wager) * u,
@@ -343,6 +350,7 @@ export function createOracle(input: OracleInput): Oracle {
     user: g.user, creator: g.creator, token: g.token, pool: g.pool, jackpot: g.jackpot.toString(),
     multiplier: g.multiplierBps / 10_000, // docs/design.md §3
     time: g.time,
+    fairness: g.fairness, fairness_rule: g.fairnessRule, // docs/design.md §14
   });
 
   /** A dense series: the games matching `keep` per bucket of the request (docs/design.md §4 "Windows"). */

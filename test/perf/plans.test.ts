@@ -20,7 +20,7 @@ import { loadFixture } from '../helpers/contract-world.js';
 import { generateFixture, type Fixture } from '../helpers/fixture.js';
 
 /** Tables whose size grows with history (games, players, days); ru_ctp / sync_state / pools stay small. */
-const BIG: string[] = ['games', 'pool_changes', 'signatures', ...ROLLUP_TABLES.filter((t) => t !== 'ru_ctp'), 'ru_pool_hour', 'prices'];
+const BIG: string[] = ['games', 'pool_changes', 'signatures', ...ROLLUP_TABLES.filter((t) => t !== 'ru_ctp'), 'ru_pool_hour', 'ru_fair_day', 'prices'];
 /** All-time per-player rollups: a leaderboard over one of them reads limit + offset index entries, never sorts (migration 0004). */
 const PLAYER_ROLLUP = new RegExp(`\\bfrom (${PLAYER_ROLLUP_TABLES.join('|')})\\b[^()]*\\border by\\b`, 'i');
 /** The pool list reads limit + 1 entries of a sort index of ru_pool (migration 0006), never sorts. */
@@ -166,6 +166,17 @@ async function runEveryRead(): Promise<void> {
   }
   for (const fl of [{ token: f.tokens.SOL }, { pool: f.pools.SOL_A }, { token: f.tokens.SOL, user: f.users[0] }]) {
     for (const [startTime, endTime] of windows) await q.biggestWins({ sortBy: 'payout', ...fl, startTime, endTime, limit: 10 });
+  }
+  // Fairness audit (docs/design.md §14): every groupBy × filter shape, all time and windowed, and a violations page after a cursor.
+  for (const groupBy of [undefined, 'creator', 'pool', 'player'] as const) {
+    for (const fl of [{}, { creator: f.creators[0] }, { pool: f.pools.SOL_A }, { token: f.tokens.SOL }, { player: f.users[0] }]) {
+      for (const [startTime, endTime] of windows) {
+        // groupBy player needs startTime or player (the API answers 400 otherwise).
+        if (groupBy === 'player' && startTime === undefined && !('player' in fl)) continue;
+        const first = await q.fairnessAudit({ groupBy, ...fl, startTime, endTime, limit: 1 });
+        if (first.next) await q.fairnessAudit({ groupBy, ...fl, startTime, endTime, limit: 1, after: first.next });
+      }
+    }
   }
   for (const interval of ['hour', 'day'] as const) await q.lpPrice({ pool: f.pools.SOL_A, interval, startTime: now - 30 * 24 * H, endTime: now });
   await q.poolReturns({ pool: f.pools.SOL_A, startTime: now - 30 * 24 * H, endTime: now });

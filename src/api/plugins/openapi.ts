@@ -48,6 +48,7 @@ export async function registerOpenApi(app: FastifyInstance, opts: { publicUrl?: 
         { name: 'pools', description: 'Liquidity pools' },
         { name: 'charts', description: 'Series by hour, day or week in a time zone' },
         { name: 'house', description: 'House edge: realized vs expected return to player, biggest wins' },
+        { name: 'audit', description: 'Audits of the indexed history: provably-fair verdicts of settled games' },
         { name: 'usage', description: 'The calling key: tier, bucket, requests today' },
         { name: 'operations', description: 'Health and readiness (no key)' },
       ],

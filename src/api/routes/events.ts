@@ -23,6 +23,8 @@ const settledGame = obj({
   jackpot: amount('Jackpot paid to the user; 0 when none'),
   multiplier: { type: 'number', description: 'multiplierBps / 10000' },
   time: ms('Block time'),
+  fairness: { type: 'string', enum: ['verified', 'unverifiable', 'violation'], description: 'Fairness verdict (additive field; docs/design.md "Fairness audit")' },
+  fairness_rule: { type: ['string', 'null'], description: 'The violated rule (commitment, result_index, multiplier, payout) or the unverifiable reason (first_seen, no_bet, not_audited); null when verified (additive field)' },
 });
 
 const poolChange = obj({

@@ -12,6 +12,10 @@ import { hash32, Rng, unit } from './rng.js';
  *   null-tx=5      getTransaction answers null for transactions younger than 5 s
  *   truncate=0.01  share of event-carrying transactions whose logs end in "Log truncated"
  *                  instead of their "Program data:" line (decided per signature, stable)
+ *   rig=0.01       share of settled games that are rigged (decided per game from the seed, stable):
+ *                  each breaks one fairness rule (docs/design.md "Fairness audit"); unlike the
+ *                  others it changes the chain's history, so it is read once at start (`setFaults`
+ *                  does not change it) and the ground truth names each rigged game and its rule
  *
  * `none` or an empty string means no faults.
  */
@@ -24,6 +28,8 @@ export interface FaultSpec {
   slowMs?: number;
   nullTxSeconds?: number;
   truncate?: number;
+  /** Share of settled games that are rigged (read at start only; see above). */
+  rig?: number;
 }
 
 function prob(name: string, raw: string): number {
@@ -72,8 +78,11 @@ export function parseFaults(spec: string): FaultSpec {
       case 'truncate':
         out.truncate = prob(key, value);
         break;
+      case 'rig':
+        out.rig = prob(key, value);
+        break;
       default:
-        throw new RangeError(`unknown fault kind ${JSON.stringify(rawKey)} (known: 429, retry-after, 503, unhealthy, slow, null-tx, truncate)`);
+        throw new RangeError(`unknown fault kind ${JSON.stringify(rawKey)} (known: 429, retry-after, 503, unhealthy, slow, null-tx, truncate, rig)`);
     }
   }
   return out;

@@ -9,7 +9,7 @@ export { SYSTEM_PROGRAM, TOKEN_PROGRAM, ATA_PROGRAM, COMPUTE_BUDGET_PROGRAM, REN
 export { COMMITMENTS, createChainClock, type Commitment, type ChainClock } from './clock.js';
 export { createEconomy, type Economy } from './economy.js';
 export { parseFaults, normalizeFaults, createFaultDice, type FaultSpec, type FaultDice } from './faults.js';
-export { gameFees, createLedger, type RealTx, type Ledger } from './ledger.js';
+export { gameFees, createLedger, type RealTx, type Ledger, type RigRule } from './ledger.js';
 export { hourOfMs, createPriceBook, type PriceBook } from './prices.js';
 export { hash32 } from './rng.js';
 export type { TxKind, TxSkel } from './skeleton.js';

@@ -3,7 +3,8 @@ import type { GambaEvent, GameSettled, PoolChange, PoolCreated } from '../../pro
 import { fromBase58 } from './addresses.js';
 import { JACKPOT_PROBABILITY_UBPS, type Economy, type PoolDef } from './economy.js';
 import type { PriceBook } from './prices.js';
-import { fmix32 } from './rng.js';
+import { fmix32, hash32, unit } from './rng.js';
+import { toBase58 } from './addresses.js';
 import { createSkeletonGenerator, locationMasks, readU32, type GameSkel, type SegmentSkel, type SkeletonOptions, type TxSkel } from './skeleton.js';
 import type { Timeline } from './timeline.js';
 
@@ -36,7 +37,17 @@ export interface GameOutcome {
   fees: bigint;
   liquidityBefore: bigint;
   jackpotBefore: bigint;
+  /** The fairness rule this game was rigged to break (fault `rig`, docs/simulator.md "Faults"), null when honest. */
+  rigged: RigRule | null;
 }
+
+/**
+ * The rules a rigged game breaks (docs/design.md "Fairness audit"): `commitment` (the revealed
+ * seed is not the one the player's previous settle committed to), `result_index` (resultIndex is
+ * not the HMAC's, multiplier and payout follow the wrong index), `multiplier` (multiplierBps is
+ * not bet[resultIndex]), `payout` (payout ≠ wager × multiplierBps / 10000).
+ */
+export type RigRule = 'commitment' | 'result_index' | 'multiplier' | 'payout';
 
 /** A deposit or withdrawal: underlying and LP amounts (smallest units), its PoolChange event and the pool's state before it. */
 export interface PoolOpOutcome {
@@ -92,8 +103,44 @@ export interface Ledger {
   dispose(): void;
 }
 
-/** The ledger is built from the same inputs as the skeleton generator it drives. */
-export type LedgerOptions = SkeletonOptions;
+/**
+ * The ledger is built from the same inputs as the skeleton generator it drives, plus `rig`: the
+ * share of settled games that are rigged (fault `rig`, decided per game from the seed, stable;
+ * part of the chain's identity: 0 or absent = every game fair).
+ */
+export type LedgerOptions = SkeletonOptions & { rig?: number };
+
+/**
+ * The seed the RNG reveals at a player's settle: a pure function of (chain seed, player, the
+ * identity of the player's previous successful settle, -1 for the first), so the previous settle
+ * can commit to it (`nextRngSeedHashed` = SHA-256 hex of this string, docs/simulator.md "Games").
+ */
+export function chainSeed(seed: number, player: number, prevId: number): string {
+  return createHash('sha256').update(`${seed}:rng:${player}:${prevId}`).digest('hex').slice(0, 32);
+}
+
+/** SHA-256 of a seed's text (UTF-8), lowercase hex: the commitment `nextRngSeedHashed` (docs/protocol.md §4). */
+export function seedCommitment(rngSeed: string): string {
+  return createHash('sha256').update(rngSeed).digest('hex');
+}
+
+/** A settle's identity in the seed chain: segment, generation ordinal and event index (stateless). */
+function settleId(seg: number, gen: number, eventIndex: number): number {
+  return seg * 2 ** 28 + gen * 256 + eventIndex;
+}
+
+/** A game's seeds: the revealed seed, the commitment to the player's next seed, and its rig. */
+interface GameSeeds {
+  rngSeed: string;
+  nextRngSeedHashed: string;
+  rig: RigRule | null;
+}
+
+/** Players' previous settle identities at a segment's start (players sorted ascending). */
+interface ChainEntry {
+  players: Int32Array;
+  prev: Float64Array;
+}
 
 /** HMAC-SHA256(key = rngSeed, msg = `${clientSeed}-${nonce}`): first 5 hex chars as an int (docs/protocol.md §4). */
 export function resultNumber(rngSeed: string, clientSeed: string, nonce: bigint): number {
@@ -162,12 +209,79 @@ export function createLedger(o: LedgerOptions): Ledger {
     return s;
   }
 
-  function settle(g: GameSkel, nonce: bigint, st: PoolState, commit: boolean): GameOutcome {
+  const rigShare = o.rig ?? 0;
+
+  /** The player's settles of a segment in the indexer's order: slot, base58 signature, event index (docs/design.md "Fairness audit"). */
+  function chainOrder(skel: SegmentSkel): { g: GameSkel; id: number }[] {
+    const out: { g: GameSkel; id: number; tx: TxSkel; i: number }[] = [];
+    for (const tx of skel.txs) {
+      if (tx.kind !== 'settle' || tx.fail !== null) continue;
+      for (let i = 0; i < tx.games.length; i++) out.push({ g: tx.games[i]!, id: settleId(skel.index, tx.gen, i), tx, i });
+    }
+    out.sort((a, b) => {
+      if (a.tx.slot !== b.tx.slot) return a.tx.slot - b.tx.slot;
+      if (a.tx === b.tx) return a.i - b.i;
+      const sa = (a.tx.sigStr ??= toBase58(a.tx.sig));
+      const sb = (b.tx.sigStr ??= toBase58(b.tx.sig));
+      return sa < sb ? -1 : sa > sb ? 1 : 0;
+    });
+    return out;
+  }
+
+  /** Which rule (if any) a game is rigged to break; `hasPrev`: the player settled before. */
+  function rigOf(g: GameSkel, id: number, hasPrev: boolean): RigRule | null {
+    if (rigShare <= 0 || unit(hash32(o.seed, 'rig', id)) >= rigShare) return null;
+    const bet = g.variant.bet;
+    const varied = bet.some((m) => m !== bet[0]);
+    const kinds: RigRule[] = ['payout'];
+    if (hasPrev) kinds.push('commitment');
+    if (varied) kinds.push('result_index', 'multiplier');
+    return kinds[hash32(o.seed, 'rig-kind', id) % kinds.length]!;
+  }
+
+  /**
+   * The seeds of a segment's settled games (by seq), from the players' previous settles at its
+   * start (`prevAt`, -1 = none) — updated in place to the identities at its end when `advanceTo` is given.
+   */
+  function segmentSeeds(skel: SegmentSkel, prevAt: (player: number) => number, advanceTo?: Map<number, number>): Map<number, GameSeeds> {
+    const seeds = new Map<number, GameSeeds>();
+    const local = new Map<number, number>();
+    for (const { g, id } of chainOrder(skel)) {
+      const prev = local.has(g.player) ? local.get(g.player)! : prevAt(g.player);
+      local.set(g.player, id);
+      const rig = rigOf(g, id, prev >= 0);
+      const honest = chainSeed(o.seed, g.player, prev);
+      seeds.set(g.seq, {
+        rngSeed: rig === 'commitment' ? createHash('sha256').update(`${o.seed}:rigged:${id}`).digest('hex').slice(0, 32) : honest,
+        nextRngSeedHashed: seedCommitment(chainSeed(o.seed, g.player, id)),
+        rig,
+      });
+    }
+    if (advanceTo) for (const [p, id] of local) advanceTo.set(p, id);
+    return seeds;
+  }
+
+  /** Result index, multiplier and payout of a game under its (possibly rigged) seeds. */
+  function outcome(g: GameSkel, nonce: bigint, s: GameSeeds | undefined): { resultIndex: number; multiplierBps: number; payout: bigint } {
+    const bet = g.variant.bet;
+    const honest = resultNumber(s?.rngSeed ?? g.rngSeed, g.clientSeed, nonce) % bet.length;
+    let resultIndex = honest;
+    let multiplierBps = bet[honest]!;
+    if (s?.rig === 'result_index' || s?.rig === 'multiplier') {
+      let j = (honest + 1) % bet.length;
+      while (bet[j] === bet[honest]) j = (j + 1) % bet.length;
+      multiplierBps = bet[j]!;
+      if (s.rig === 'result_index') resultIndex = j;
+    }
+    let payout = (g.wager * BigInt(multiplierBps)) / 10_000n;
+    if (s?.rig === 'payout') payout += payout / 100n + 2n;
+    return { resultIndex, multiplierBps, payout };
+  }
+
+  function settle(g: GameSkel, nonce: bigint, st: PoolState, commit: boolean, s: GameSeeds | undefined): GameOutcome {
     const fees = gameFees(g);
     const bet = g.variant.bet;
-    const resultIndex = resultNumber(g.rngSeed, g.clientSeed, nonce) % bet.length;
-    const multiplierBps = bet[resultIndex]!;
-    const payout = (g.wager * BigInt(multiplierBps)) / 10_000n;
+    const { resultIndex, multiplierBps, payout } = outcome(g, nonce, s);
     const liquidityBefore = st.liquidity;
     const jackpotBefore = st.jackpot;
     // The escrowed wager and the pool fee enter the pool; the payout leaves it (docs/design.md §3 names).
@@ -204,12 +318,13 @@ export function createLedger(o: LedgerOptions): Ledger {
       bet: [...bet],
       jackpotPayoutToUser: won,
       poolLiquidity: liquidity,
-      rngSeed: g.rngSeed,
-      // sha256 (hex) of the seed the RNG will reveal next (docs/protocol.md §4; Game.nextRngSeedHashed).
-      nextRngSeedHashed: createHash('sha256').update(`${o.seed}:${nonce}:${g.rngSeed}`).digest('hex'),
+      // A failed settle reveals nothing that counts: its (never emitted) event keeps the skeleton's seed.
+      rngSeed: s?.rngSeed ?? g.rngSeed,
+      // sha256 (hex) of the seed the RNG will reveal at this player's next settle (docs/protocol.md §4).
+      nextRngSeedHashed: s?.nextRngSeedHashed ?? seedCommitment(g.rngSeed),
       metadata: g.metadata,
     };
-    return { game: g, event, fees: fees.total, liquidityBefore, jackpotBefore };
+    return { game: g, event, fees: fees.total, liquidityBefore, jackpotBefore, rigged: s?.rig ?? null };
   }
 
   function poolOp(tx: TxSkel, pool: PoolDef, st: PoolState, commit: boolean): PoolOpOutcome {
@@ -259,16 +374,15 @@ export function createLedger(o: LedgerOptions): Ledger {
    * The first pass only needs each segment's end state: the same arithmetic as `settle` /
    * `poolOp` without building events (no allocation per game beyond the HMAC).
    */
-  function advance(skel: SegmentSkel, start: ChainState): ChainState {
+  function advance(skel: SegmentSkel, start: ChainState, seeds: Map<number, GameSeeds>): ChainState {
     const st = cloneState(start);
     for (const tx of skel.txs) {
       if (tx.fail !== null) continue;
       if (tx.kind === 'settle') {
         for (const g of tx.games) {
           const p = st.pools[g.pool.index]!;
-          const bet = g.variant.bet;
           const nonce = start.nonce + BigInt(g.seq);
-          const payout = (g.wager * BigInt(bet[resultNumber(g.rngSeed, g.clientSeed, nonce) % bet.length]!)) / 10_000n;
+          const { payout } = outcome(g, nonce, seeds.get(g.seq));
           const poolFee = (g.wager * BigInt(g.pool.poolFeeBps)) / 10_000n;
           p.liquidity = checkU64(p.liquidity + g.wager + poolFee - payout, 'pool liquidity');
           if (g.platform.jackpotFeeBps > 0) {
@@ -287,7 +401,7 @@ export function createLedger(o: LedgerOptions): Ledger {
   }
 
   /** Applies one segment to a copy of `start`; returns the realized transactions and the end state. */
-  function apply(skel: SegmentSkel, start: ChainState): { seg: RealSegment; end: ChainState } {
+  function apply(skel: SegmentSkel, start: ChainState, seeds: Map<number, GameSeeds>): { seg: RealSegment; end: ChainState } {
     const st = cloneState(start);
     const txs: RealTx[] = [];
     for (let pos = 0; pos < skel.txs.length; pos++) {
@@ -296,7 +410,7 @@ export function createLedger(o: LedgerOptions): Ledger {
       const real: RealTx = { skel: tx, pos, games: [], poolOp: null, created: null, events: [] };
       if (tx.kind === 'settle') {
         for (const g of tx.games) {
-          const out = settle(g, start.nonce + BigInt(g.seq), st.pools[g.pool.index]!, ok);
+          const out = settle(g, start.nonce + BigInt(g.seq), st.pools[g.pool.index]!, ok, ok ? seeds.get(g.seq) : undefined);
           real.games.push(out);
           if (ok) real.events.push({ name: 'GameSettled', data: out.event });
         }
@@ -339,6 +453,33 @@ export function createLedger(o: LedgerOptions): Ledger {
     return bloom;
   }
 
+  // The seed chain: each player's last successful settle at the pass's frontier, and per
+  // segment the previous settles of the players it settles (12 bytes per player and segment).
+  const lastSettle = new Map<number, number>();
+  const entries: ChainEntry[] = [];
+  function entryOf(skel: SegmentSkel): ChainEntry {
+    const ps = new Set<number>();
+    for (const tx of skel.txs) if (tx.kind === 'settle' && tx.fail === null) for (const g of tx.games) ps.add(g.player);
+    const players = Int32Array.from(ps).sort();
+    const prev = new Float64Array(players.length);
+    for (let i = 0; i < players.length; i++) prev[i] = lastSettle.get(players[i]!) ?? -1;
+    return { players, prev };
+  }
+  function prevIn(e: ChainEntry): (player: number) => number {
+    return (player) => {
+      let lo = 0;
+      let hi = e.players.length - 1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >> 1;
+        const v = e.players[mid]!;
+        if (v === player) return e.prev[mid]!;
+        if (v < player) lo = mid + 1;
+        else hi = mid - 1;
+      }
+      return -1;
+    };
+  }
+
   let lastYield = performance.now();
   let disposed = false;
   async function ensureSnapshot(index: number): Promise<void> {
@@ -347,7 +488,10 @@ export function createLedger(o: LedgerOptions): Ledger {
       const k = snapshots.length - 1;
       // Skeletons of the pass are not cached (a year is thousands of them); the last ones will be.
       const skel = lruGet(skeletons, k) ?? generate(k);
-      snapshots.push(advance(skel, snapshots[k]!));
+      const entry = entryOf(skel);
+      entries[k] = entry;
+      const seeds = segmentSeeds(skel, prevIn(entry), lastSettle);
+      snapshots.push(advance(skel, snapshots[k]!, seeds));
       playerBlooms[k] = playerBloom(skel);
       // Let the server answer other requests during a long first pass (10M-game histories).
       if (performance.now() - lastYield > 15) {
@@ -368,8 +512,10 @@ export function createLedger(o: LedgerOptions): Ledger {
       // Concurrent requests for one segment share one rebuild.
       let p = inFlight.get(index);
       if (!p) {
-        p = ensureSnapshot(index).then(() => {
-          const { seg } = apply(skeleton(index), snapshots[index]!);
+        // One segment past `index`: its seed-chain entry is recorded when the pass crosses it.
+        p = ensureSnapshot(index + 1).then(() => {
+          const skel = skeleton(index);
+          const { seg } = apply(skel, snapshots[index]!, segmentSeeds(skel, prevIn(entries[index]!)));
           lruSet(realized, index, seg, REALIZED_CACHE);
           return seg;
         });

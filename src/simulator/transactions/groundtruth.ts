@@ -2,7 +2,7 @@ import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import type { GambaEvent, LocatedEvent } from '../../protocol/index.js';
-import { hourOfMs, TOKEN_BY_MINT } from '../chain/index.js';
+import { hourOfMs, TOKEN_BY_MINT, type RigRule } from '../chain/index.js';
 import type { ChainView } from './view.js';
 
 /**
@@ -16,6 +16,8 @@ export type GroundTruthEvent = LocatedEvent & {
   /** USD per whole token at the event's UTC hour (the Hermes/Jupiter endpoints serve the same). */
   usdPrice: number;
   decimals: number;
+  /** GameSettled only, with the fault `rig`: the fairness rule this game was rigged to break (absent when fair). */
+  rigged?: RigRule;
 };
 
 /** Yields the ground truth up to `maxSlot`, oldest first, rebuilding segment by segment (memory stays bounded). */
@@ -42,6 +44,7 @@ export async function* iterateGroundTruth(view: ChainView, maxSlot: number): Asy
           eventIndex: i,
           usdPrice: ledger.prices.at(token, hourOfMs(blockTime * 1000)).usd,
           decimals: token.decimals,
+          ...(e.name === 'GameSettled' && t.games[i]?.rigged ? { rigged: t.games[i]!.rigged } : {}),
         } as GroundTruthEvent;
       }
     }
@@ -51,7 +54,17 @@ export async function* iterateGroundTruth(view: ChainView, maxSlot: number): Asy
 /** One NDJSON line: u64 fields as decimal strings. */
 export function groundTruthLine(e: GroundTruthEvent): string {
   return JSON.stringify(
-    { signature: e.signature, slot: e.slot, blockTime: e.blockTime, eventIndex: e.eventIndex, name: e.name, data: e.data, usdPrice: e.usdPrice, decimals: e.decimals },
+    {
+      signature: e.signature,
+      slot: e.slot,
+      blockTime: e.blockTime,
+      eventIndex: e.eventIndex,
+      name: e.name,
+      data: e.data,
+      usdPrice: e.usdPrice,
+      decimals: e.decimals,
+      ...(e.rigged ? { rigged: e.rigged } : {}),
+    },
     (_k, v) => (typeof v === 'bigint' ? v.toString() : v),
   );
 }

@@ -21,7 +21,7 @@ export async function settledGames(db: Kysely<Database>, q: SettledGamesQuery): 
   // Literal 1 (not a bound parameter): SQLite uses a partial index only when the query spells its WHERE term.
   if (q.onlyJackpots) base = base.where('is_jackpot', '=', sql.lit(1));
 
-  let list = base.select(['signature', 'event_index', 'time_ms', 'player', 'creator', 'token', 'pool', 'wager', 'payout', 'jackpot', 'usd_wager', 'usd_profit', 'multiplier_bps']);
+  let list = base.select(['signature', 'event_index', 'time_ms', 'player', 'creator', 'token', 'pool', 'wager', 'payout', 'jackpot', 'usd_wager', 'usd_profit', 'multiplier_bps', 'fairness', 'fairness_rule']);
   for (const k of keys) list = list.orderBy(k, dir);
   if (q.after !== undefined) {
     const after = positionValues(q.after, keysetKinds('settledGames', q.orderBy));
@@ -58,6 +58,8 @@ export async function settledGames(db: Kysely<Database>, q: SettledGamesQuery): 
         multiplier: num(r.multiplier_bps) / 10_000,
         time: num(r.time_ms),
         event_index: num(r.event_index),
+        fairness: r.fairness,
+        fairness_rule: r.fairness_rule,
       };
     }),
     total,

@@ -4,6 +4,7 @@ import type { Database } from '../schema.js';
 import type { Queries } from '../types.js';
 import { chartDaoUsd, chartPlays } from './charts.js';
 import { counts, freshness } from './counts.js';
+import { fairnessAudit } from './audit.js';
 import { poolChanges, settledGames } from './events.js';
 import { platforms } from './platforms.js';
 import { player, players } from './players.js';
@@ -23,6 +24,7 @@ export function createQueries(db: Kysely<Database>, a: DialectAdapter): Queries 
     player: (q) => player(db, q),
     players: (q) => players(db, a, q),
     settledGames: (q) => settledGames(db, q),
+    fairnessAudit: (q) => fairnessAudit(db, q),
     poolChanges: (q) => poolChanges(db, q),
     platforms: (q) => platforms(db, a, q),
     platformsByPool: (pool) => platformsByPool(db, pool),

@@ -51,7 +51,7 @@ const WARM_UP_TIMEOUT_MS = 30_000;
 
 /** Every read query, checked against Queries at compile time (a new query cannot be forgotten here). */
 const QUERY_METHODS = Object.keys({
-  counts: true, freshness: true, stats: true, player: true, players: true, settledGames: true, poolChanges: true, platforms: true, platformsByPool: true,
+  counts: true, freshness: true, stats: true, player: true, players: true, settledGames: true, fairnessAudit: true, poolChanges: true, platforms: true, platformsByPool: true,
   tokens: true, ratio: true, total: true, daily: true, pools: true, pool: true, chartPlays: true, chartDailyUsd: true, chartDaoUsd: true,
   houseEdge: true, biggestWins: true, lpPrice: true, poolReturns: true,
   coverageSignatures: true, coverageSummary: true, coverageReport: true,

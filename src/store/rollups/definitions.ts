@@ -221,6 +221,10 @@ export const OTHER_DERIVED_KEYS = {
   ru_pool: ['pool'],
   /** Named counters (docs/architecture.md "Storage"). */
   ru_counter: ['name'],
+  /** Games per UTC day × creator × token × pool × player × fairness verdict × rule (migration 0011, docs/design.md "Fairness audit"). */
+  ru_fair_day: ['day', 'creator', 'token', 'pool', 'player', 'fairness', 'rule'],
+  /** Games all time per creator × token × pool × fairness verdict × rule (migration 0011). */
+  ru_fair: ['creator', 'token', 'pool', 'fairness', 'rule'],
 } as const;
 
 /** Every derived table. */

@@ -9,6 +9,7 @@ import { CounterAccumulator, gameDelta, PoolAccumulator, PoolHourAccumulator, Ro
 import { fixedChunks, runPrecompiled } from '../statement-cache.js';
 import type { Database } from '../schema.js';
 import type { WriteBatch, WriteResult } from '../types.js';
+import { applyChanged, auditBatch, FairAccumulator, ownRule, seedHash, type AuditRow } from './fairness.js';
 
 type Db = Transaction<Database> | Kysely<Database>;
 
@@ -33,6 +34,8 @@ interface Ctx {
   /** ru_pool (migration 0006): per-pool sums, latest liquidity / LP supply, creation. */
   poolTotals: PoolAccumulator;
   counters: CounterAccumulator;
+  /** ru_fair_day (migration 0011): game counts per verdict. */
+  fair: FairAccumulator;
   /** pool → token of pools touched by this batch. */
   pools: Map<string, string>;
   result: WriteResult;
@@ -95,6 +98,12 @@ async function gameRow(ctx: Ctx, e: LocatedEvent & { name: 'GameSettled' }): Pro
     expected_hi: x.hi,
     expected_lo: x.lo,
     game_kind: gameKind,
+    // The fairness audit (docs/design.md "Fairness audit"): the verdict is set by auditBatch.
+    seed_hash: seedHash(d.rngSeed),
+    next_seed_hash: d.nextRngSeedHashed,
+    fair_own: ownRule(d),
+    fairness: 'unverifiable',
+    fairness_rule: 'first_seen',
   };
   return {
     row,
@@ -109,7 +118,22 @@ async function gameRow(ctx: Ctx, e: LocatedEvent & { name: 'GameSettled' }): Pro
 async function insertGames(ctx: Ctx, events: (LocatedEvent & { name: 'GameSettled' })[]): Promise<void> {
   const built = [];
   for (const e of events) built.push(await gameRow(ctx, e));
-  // 35 columns × 256 rows stays under SQLite's and PostgreSQL's bound-parameter limits.
+  // Verdicts: each game against the previous settle of its player, and the stored games whose
+  // predecessor this batch changes (their updates follow the inserts).
+  const audits = new Map<GameRow, AuditRow>();
+  for (const b of built) {
+    const r = b.row;
+    audits.set(r, {
+      signature: r.signature, event_index: r.event_index, slot: b.e.slot, day: r.day, player: r.player, creator: r.creator, token: r.token, pool: r.pool,
+      fair_own: r.fair_own ?? null, seed_hash: r.seed_hash ?? null, next_seed_hash: r.next_seed_hash ?? null, fairness: 'unverifiable', fairness_rule: null,
+    });
+  }
+  const changed = await auditBatch(ctx.db, [...audits.values()]);
+  for (const [row, a] of audits) {
+    row.fairness = a.fairness;
+    row.fairness_rule = a.fairness_rule;
+  }
+  // 40 columns × 256 rows stays under SQLite's and PostgreSQL's bound-parameter limits.
   for (const chunk of fixedChunks(built)) {
     const rows = chunk.map((b) => b.row);
     const cols = Object.keys(rows[0]!) as (keyof GameRow)[];
@@ -130,6 +154,7 @@ async function insertGames(ctx: Ctx, events: (LocatedEvent & { name: 'GameSettle
       ctx.result.gamesInserted++;
       if (b.row.usd_per_unit === null) ctx.counters.add('unpriced_games', 1);
       ctx.rollups.add(b.dims, b.delta);
+      ctx.fair.add(audits.get(b.row)!, 1);
       const key = orderKey(b.e.slot, b.e.signature, b.e.eventIndex);
       ctx.poolHours.add(b.e.data.pool, Number(b.row.hour_ms), key, b.e.data.poolLiquidity, null);
       const d = b.e.data;
@@ -137,6 +162,7 @@ async function insertGames(ctx: Ctx, events: (LocatedEvent & { name: 'GameSettle
       ctx.pools.set(b.e.data.pool, b.e.data.tokenMint);
     }
   }
+  await applyChanged(ctx.db, changed, ctx.fair);
 }
 
 async function insertPoolChange(ctx: Ctx, e: LocatedEvent & { name: 'PoolChange' }): Promise<void> {
@@ -222,6 +248,7 @@ export async function writeBatch(
       poolHours: new PoolHourAccumulator(),
       poolTotals: new PoolAccumulator(),
       counters: new CounterAccumulator(),
+      fair: new FairAccumulator(),
       pools: new Map(),
       result: { gamesInserted: 0, poolChangesInserted: 0, poolsCreatedInserted: 0, duplicates: 0 },
     };
@@ -249,6 +276,7 @@ export async function writeBatch(
     await ctx.poolHours.flush(trx);
     await ctx.poolTotals.flush(trx);
     await ctx.counters.flush(trx);
+    await ctx.fair.flush(trx);
     const state: Record<string, string> = { ...(batch.state ?? {}) };
     for (const [reason, n] of Object.entries(batch.skipped ?? {})) {
       if (!n) continue;

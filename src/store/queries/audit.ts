@@ -1,0 +1,134 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { Database } from '../schema.js';
+import type { FairnessAuditQuery, FairnessAuditResult, FairnessCounts, FairnessViolation, KeyValue } from '../types.js';
+import { filterSql, num } from './common.js';
+import { positionValues } from './keyset.js';
+
+const DAY_MS = 86_400_000;
+/** Groups returned by a grouped audit: those with the most violations (then games, then key). */
+export const FAIRNESS_MAX_GROUPS = 100;
+/** `/audit/fairness` violations key: newest first by (time, signature, event index). */
+export const VIOLATION_KEYS = ['time_ms', 'signature', 'event_index'] as const;
+
+/** Empty counts: every verdict, rule and reason at 0. */
+export function emptyFairnessCounts(): FairnessCounts {
+  return {
+    games: 0,
+    verified: 0,
+    unverifiable: 0,
+    violation: 0,
+    violations: { commitment: 0, result_index: 0, multiplier: 0, payout: 0 },
+    unverifiableReasons: { first_seen: 0, no_bet: 0, not_audited: 0 },
+  };
+}
+
+function addTo(c: FairnessCounts, fairness: string, rule: string, n: number): void {
+  c.games += n;
+  if (fairness === 'verified') c.verified += n;
+  else if (fairness === 'violation') {
+    c.violation += n;
+    if (rule in c.violations) c.violations[rule as keyof FairnessCounts['violations']] += n;
+  } else {
+    c.unverifiable += n;
+    if (rule in c.unverifiableReasons) c.unverifiableReasons[rule as keyof FairnessCounts['unverifiableReasons']] += n;
+  }
+}
+
+/**
+ * GET /audit/fairness (docs/design.md "Fairness audit"): game counts per verdict (overall, and per
+ * creator, pool or player with `groupBy`) and one keyset page of violations, newest first.
+ * Counts read ru_fair all time without a player, else ru_fair_day for the window's whole UTC days
+ * (by day, or by player: index rfd_player) and the raw games (time index) for the cut first and
+ * last days; `groupBy` player needs `startTime` or `player` (the API checks it); violations read the partial index g_violation. Times are Unix ms,
+ * `startTime` inclusive, `endTime` exclusive. Throws AppError INVALID_KEYSET when `after` does not
+ * match the listing's key.
+ */
+export async function fairnessAudit(db: Kysely<Database>, q: FairnessAuditQuery): Promise<FairnessAuditResult> {
+  const f = filterSql({ creator: q.creator, token: q.token, pool: q.pool, player: q.player });
+  const group = q.groupBy === undefined ? null : sql.raw(q.groupBy);
+  const overall = emptyFairnessCounts();
+  const groups = new Map<string, FairnessCounts>();
+  const take = (rows: { k?: unknown; fairness: unknown; rule: unknown; n: unknown }[]) => {
+    for (const r of rows) {
+      const n = num(r.n);
+      addTo(overall, String(r.fairness), String(r.rule ?? ''), n);
+      if (group !== null) {
+        const k = String(r.k);
+        let c = groups.get(k);
+        if (!c) groups.set(k, (c = emptyFairnessCounts()));
+        addTo(c, String(r.fairness), String(r.rule ?? ''), n);
+      }
+    }
+  };
+  const sel = group === null ? sql`` : sql`${group} as k, `;
+  const by = group === null ? sql`` : sql`${group}, `;
+
+  // Whole UTC days [d0, d1) from the rollup; the cut days from raw games.
+  const s = q.startTime;
+  const e = q.endTime;
+  const d0 = s === undefined ? null : Math.ceil(s / DAY_MS);
+  const d1 = e === undefined ? null : Math.floor(e / DAY_MS);
+  const raw: [number | undefined, number | undefined][] = [];
+  if (d0 !== null && d1 !== null && d0 >= d1) raw.push([s, e]);
+  else if (d0 === null && d1 === null && q.player === undefined && q.groupBy !== 'player') {
+    // All time without a player: ru_fair (a few rows per creator × token × pool).
+    const rows = await sql<{ k?: unknown; fairness: unknown; rule: unknown; n: unknown }>`select ${sel}fairness, rule, sum(games) as n from ru_fair
+      where 1=1 ${f} group by ${by}fairness, rule`.execute(db);
+    take(rows.rows);
+  } else {
+    const dayWhere: RawBuilder<unknown>[] = [];
+    if (d0 !== null) dayWhere.push(sql`and day >= ${d0}`);
+    if (d1 !== null) dayWhere.push(sql`and day < ${d1}`);
+    const rows = await sql<{ k?: unknown; fairness: unknown; rule: unknown; n: unknown }>`select ${sel}fairness, rule, sum(games) as n from ru_fair_day
+      where 1=1 ${sql.join(dayWhere.length ? dayWhere : [sql``], sql` `)} ${f} group by ${by}fairness, rule`.execute(db);
+    take(rows.rows);
+    if (s !== undefined && d0 !== null && s < d0 * DAY_MS) raw.push([s, d0 * DAY_MS]);
+    if (e !== undefined && d1 !== null && e > d1 * DAY_MS) raw.push([d1 * DAY_MS, e]);
+  }
+  for (const [a, b] of raw) {
+    if (a !== undefined && b !== undefined && a >= b) continue;
+    const rows = await sql<{ k?: unknown; fairness: unknown; rule: unknown; n: unknown }>`select ${sel}fairness, fairness_rule as rule, count(*) as n from games
+      where time_ms >= ${a ?? 0} and time_ms < ${b ?? Number.MAX_SAFE_INTEGER} ${f} group by ${by}fairness, fairness_rule`.execute(db);
+    take(rows.rows);
+  }
+
+  // Violations, newest first, one keyset page.
+  let list = db
+    .selectFrom('games')
+    .select(['signature', 'event_index', 'time_ms', 'player', 'creator', 'token', 'pool', 'fairness_rule'])
+    .where('fairness', '=', sql.lit('violation'));
+  if (q.creator !== undefined) list = list.where('creator', '=', q.creator);
+  if (q.token !== undefined) list = list.where('token', '=', q.token);
+  if (q.pool !== undefined) list = list.where('pool', '=', q.pool);
+  if (q.player !== undefined) list = list.where('player', '=', q.player);
+  if (s !== undefined) list = list.where('time_ms', '>=', s);
+  if (e !== undefined) list = list.where('time_ms', '<', e);
+  if (q.after !== undefined) {
+    const after = positionValues(q.after, ['integer', 'string', 'integer']);
+    list = list.where((eb) => eb(eb.refTuple(...VIOLATION_KEYS), '<', eb.tuple(after[0] as number, after[1] as string, after[2] as number)));
+    list = list.where('time_ms', '<=', after[0] as number);
+  }
+  const rows = await list.orderBy('time_ms', 'desc').orderBy('signature', 'desc').orderBy('event_index', 'desc').limit(q.limit + 1).execute();
+  const page = rows.slice(0, q.limit);
+  const last = page[page.length - 1];
+  const violations: FairnessViolation[] = page.map((r) => ({
+    signature: r.signature,
+    event_index: num(r.event_index),
+    time: num(r.time_ms),
+    user: r.player,
+    creator: r.creator,
+    token: r.token,
+    pool: r.pool,
+    rule: r.fairness_rule ?? '',
+  }));
+  const next: KeyValue[] | null = rows.length > q.limit && last ? [num(last.time_ms), last.signature, num(last.event_index)] : null;
+
+  let grouped: FairnessAuditResult['groups'] = null;
+  if (group !== null) {
+    grouped = [...groups]
+      .map(([key, counts]) => ({ key, counts }))
+      .sort((a, b) => b.counts.violation - a.counts.violation || b.counts.games - a.counts.games || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+      .slice(0, FAIRNESS_MAX_GROUPS);
+  }
+  return { counts: overall, groups: grouped, groupsTotal: group === null ? 0 : groups.size, violations, next: next === null ? null : { values: next } };
+}
