@@ -17,7 +17,12 @@ export const OPENAPI_EXAMPLES: RecordedExamples = {
       "syncing": false,
       "lastSync": null,
       "totalGames": 615,
-      "totalVolume": 4350217425.410428
+      "totalVolume": 4350217425.410428,
+      "coverage": {
+        "lastVerifiedAt": "2026-01-15T13:27:41.000Z",
+        "completeSince": null,
+        "gaps": 0
+      }
     },
     "getSyncStatus": {
       "success": true,
@@ -205,13 +210,15 @@ export const OPENAPI_EXAMPLES: RecordedExamples = {
           "token": "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263",
           "plays": 102,
           "volume": "20806106243737051698",
-          "usd_volume": 4350155706.468463
+          "usd_volume": 4350155706.468463,
+          "decimals": 5
         },
         {
           "token": "So11111111111111111111111111111111111111112",
           "plays": 272,
           "volume": "184376568946",
-          "usd_volume": 26320.802733331624
+          "usd_volume": 26320.802733331624,
+          "decimals": 9
         }
       ],
       "nextCursor": null
@@ -482,6 +489,66 @@ export const OPENAPI_EXAMPLES: RecordedExamples = {
       "house_pnl": "19459763258",
       "house_pnl_usd": 2061.341008866892
     },
+    "getAuditCoverage": {
+      "verifiedAt": "2026-01-15T13:27:41.000Z",
+      "since": "2026-01-12",
+      "until": "2026-01-15",
+      "fromSlot": 366975282,
+      "toSlot": 367623147,
+      "daysVerified": 4,
+      "completeSince": null,
+      "completeThrough": "2026-01-14",
+      "chainSignatures": 139,
+      "storeSignatures": 140,
+      "gaps": 0,
+      "surpluses": 1,
+      "listed": 1,
+      "durationMs": 840,
+      "days": [
+        {
+          "date": "2026-01-15",
+          "chain": {
+            "total": 90,
+            "failed": 0
+          },
+          "store": {
+            "events": 91,
+            "empty": 0,
+            "failed": 0
+          },
+          "gaps": 0,
+          "surpluses": 1,
+          "failedMismatches": 0,
+          "complete": false
+        },
+        {
+          "date": "2026-01-14",
+          "chain": {
+            "total": 45,
+            "failed": 0
+          },
+          "store": {
+            "events": 45,
+            "empty": 0,
+            "failed": 0
+          },
+          "gaps": 0,
+          "surpluses": 0,
+          "failedMismatches": 0,
+          "complete": true
+        }
+      ],
+      "diffs": [
+        {
+          "signature": "5R9q6sWcEjgfyEK1jto3oyfw5ArvVV9t94AZq3wEM53hTsVQ1uhRJBsR3r5yX3CrDybVVUYtqBedN7tXPwyom1Vg",
+          "slot": 367623147,
+          "date": "2026-01-15",
+          "side": "surplus",
+          "failed": false
+        }
+      ],
+      "nextCursor": null
+    },
     "getAuditFairness": {
       "counts": {
         "games": 615,
@@ -527,7 +594,7 @@ export const OPENAPI_EXAMPLES: RecordedExamples = {
     },
     "getUsage": {
       "key": {
-        "id": "key_80c1e0bd00e9568a",
+        "id": "key_1a3b927ac01f17a3",
         "name": "examples",
         "tier": "standard",
         "scopes": [
@@ -540,14 +607,15 @@ export const OPENAPI_EXAMPLES: RecordedExamples = {
       "bucket": {
         "rpm": 100,
         "burst": 200,
-        "remaining": 176,
+        "remaining": 175,
         "resetAt": 1768483676,
         "policy": "\"standard\";q=200;w=120"
       },
       "today": {
         "date": "2026-01-15",
-        "total": 24,
+        "total": 25,
         "operations": {
+          "getAuditCoverage": 1,
           "getAuditFairness": 1,
           "getChartDailyUsd": 1,
           "getChartDaoUsd": 1,

@@ -10,6 +10,10 @@ export const OPERATIONS = {
     amounts: [],
     items: "diffs"
   },
+  "/audit/fairness": {
+    amounts: [],
+    items: "violations"
+  },
   "/chart/daily-usd": {
     amounts: []
   },

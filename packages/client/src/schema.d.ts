@@ -21,6 +21,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/audit/fairness": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Provably-fair audit of settled games: counts per verdict (verified, unverifiable, violation) and rule, overall or per creator, pool or player, and the violations with their signatures (cursor-paged, newest first)
+         * @description Provably-fair audit of settled games: counts per verdict (verified, unverifiable, violation) and rule, overall or per creator, pool or player, and the violations with their signatures (cursor-paged, newest first). Needs an API key with scope `read`. Also served at `/v1/audit/fairness`.
+         */
+        get: operations["getAuditFairness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/chart/daily-usd": {
         parameters: {
             query?: never;
@@ -788,6 +808,245 @@ export interface operations {
                          * @description When the latest `gamba-analytics verify` run finished, ISO 8601 UTC ms; null before the first run
                          */
                         verifiedAt: string | null;
+                    };
+                };
+            };
+            /** @description Invalid parameter or malformed request */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description The key may not call this operation here (scope, or a publishable key's origin) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Request URL too long */
+            414: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error414"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error (details logged with the request id) */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Temporarily unavailable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    getAuditFairness: {
+        parameters: {
+            query?: {
+                /** @description Only games of this creator (base58 address of 32 bytes) */
+                creator?: string;
+                /** @description Opaque keyset cursor: the `nextCursor` of the previous page (extension, docs/design.md §4). When set, `page` is ignored. */
+                cursor?: string;
+                /** @description Keep games with time < endTime (exclusive): Unix time in milliseconds (integer ≥ 0) or an ISO 8601 date-time with a zone; must be later than startTime */
+                endTime?: string;
+                /** @description Counts also per creator (platform), pool or player (player needs startTime or player; at most 100 groups, most violations first); none = overall only */
+                groupBy?: "none" | "creator" | "pool" | "player";
+                /** @description Violations per page */
+                limit?: number;
+                /** @description Only games of this player (base58 address of 32 bytes) */
+                player?: string;
+                /** @description Only games of this pool (base58 address of 32 bytes) */
+                pool?: string;
+                /** @description Keep games with time ≥ startTime: Unix time in milliseconds (integer ≥ 0) or an ISO 8601 date-time with a zone, e.g. 2025-01-31T00:00:00Z */
+                startTime?: string;
+                /** @description Only games in this token mint (base58 address of 32 bytes) */
+                token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Provably-fair audit of settled games: counts per verdict (verified, unverifiable, violation) and rule, overall or per creator, pool or player, and the violations with their signatures (cursor-paged, newest first) */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Slot of the newest indexed event (game or pool change, chain order) the answer is built from; absent while the store holds no event (docs/design.md §5) */
+                    "X-Indexed-Slot"?: string;
+                    /** @description Block time of that event, ISO 8601 UTC with milliseconds; absent while the store holds no event */
+                    "X-Indexed-Time"?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        counts: {
+                            /** @description Games in the window */
+                            games: number;
+                            /** @description Games that break no rule but cannot be fully checked */
+                            unverifiable: number;
+                            /** @description Unverifiable games per reason */
+                            unverifiableReasons: {
+                                /** @description No earlier settle of the player is indexed */
+                                first_seen: number;
+                                /** @description Empty bet table */
+                                no_bet: number;
+                                /** @description Stored before the audit existed (until `rollups rebuild`) */
+                                not_audited: number;
+                            };
+                            /** @description Games whose every rule holds, commitment included */
+                            verified: number;
+                            /** @description Games that break a rule */
+                            violation: number;
+                            /** @description Violations per rule */
+                            violations: {
+                                /** @description Revealed seed ≠ the previous settle's nextRngSeedHashed */
+                                commitment: number;
+                                /** @description multiplierBps ≠ bet[resultIndex] */
+                                multiplier: number;
+                                /** @description payout neither floor nor ceiling of wager × multiplierBps / 10000 */
+                                payout: number;
+                                /** @description resultIndex ≠ the HMAC result */
+                                result_index: number;
+                            };
+                        };
+                        /** @enum {string} */
+                        groupBy: "none" | "creator" | "pool" | "player";
+                        /** @description Per group (at most 100, most violations first, then most games); null when groupBy=none */
+                        groups: {
+                            counts: {
+                                /** @description Games in the window */
+                                games: number;
+                                /** @description Games that break no rule but cannot be fully checked */
+                                unverifiable: number;
+                                /** @description Unverifiable games per reason */
+                                unverifiableReasons: {
+                                    /** @description No earlier settle of the player is indexed */
+                                    first_seen: number;
+                                    /** @description Empty bet table */
+                                    no_bet: number;
+                                    /** @description Stored before the audit existed (until `rollups rebuild`) */
+                                    not_audited: number;
+                                };
+                                /** @description Games whose every rule holds, commitment included */
+                                verified: number;
+                                /** @description Games that break a rule */
+                                violation: number;
+                                /** @description Violations per rule */
+                                violations: {
+                                    /** @description Revealed seed ≠ the previous settle's nextRngSeedHashed */
+                                    commitment: number;
+                                    /** @description multiplierBps ≠ bet[resultIndex] */
+                                    multiplier: number;
+                                    /** @description payout neither floor nor ceiling of wager × multiplierBps / 10000 */
+                                    payout: number;
+                                    /** @description resultIndex ≠ the HMAC result */
+                                    result_index: number;
+                                };
+                            };
+                            /** @description Creator, pool or player */
+                            key: string;
+                        }[] | null;
+                        /** @description Groups before the cut to 100 (0 when groupBy=none) */
+                        groupsTotal: number;
+                        /** @description Cursor of the next violations page (pass as `cursor` with the same filters); null at the end */
+                        nextCursor: string | null;
+                        /** @description This page of the violations in the window, newest first (time, then signature) */
+                        violations: {
+                            /** @description Creator (platform) */
+                            creator: string;
+                            /** @description Pool */
+                            pool: string;
+                            /**
+                             * @description The rule the game breaks (the first in that order)
+                             * @enum {string}
+                             */
+                            rule: "commitment" | "result_index" | "multiplier" | "payout";
+                            /** @description Transaction signature */
+                            signature: string;
+                            /** @description Block time (Unix ms) */
+                            time: number;
+                            /** @description Token mint */
+                            token: string;
+                            /** @description Player */
+                            user: string;
+                        }[];
                     };
                 };
             };
@@ -1725,6 +1984,13 @@ export interface operations {
                         results: {
                             /** @description Creator (platform) */
                             creator: string;
+                            /**
+                             * @description Fairness verdict (additive field; docs/design.md "Fairness audit")
+                             * @enum {string}
+                             */
+                            fairness: "verified" | "unverifiable" | "violation";
+                            /** @description The violated rule (commitment, result_index, multiplier, payout) or the unverifiable reason (first_seen, no_bet, not_audited); null when verified (additive field) */
+                            fairness_rule: string | null;
                             /** @description Jackpot paid to the user; 0 when none (integer string, smallest token unit) */
                             jackpot: string;
                             /** @description multiplierBps / 10000 */

@@ -65,7 +65,7 @@ export function registerFairnessAuditRoutes(scope: FastifyInstance, deps: RouteD
           groupBy: { type: 'string', enum: ['none', 'creator', 'pool', 'player'] },
           groups: { type: ['array', 'null'], items: obj({ key: addressOut('Creator, pool or player'), counts }), description: 'Per group (at most 100, most violations first, then most games); null when groupBy=none' },
           groupsTotal: count('Groups before the cut to 100 (0 when groupBy=none)'),
-          violations: { type: 'array', items: violation, description: 'Violations in the window, newest first (time, then signature)' },
+          violations: { type: 'array', items: violation, description: 'This page of the violations in the window, newest first (time, then signature)' },
           nextCursor: { type: ['string', 'null'], description: 'Cursor of the next violations page (pass as `cursor` with the same filters); null at the end' },
         }),
         ...protectedErrors,
