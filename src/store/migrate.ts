@@ -10,6 +10,7 @@ import { migration0006 } from './migrations/0006_pools.js';
 import { migration0008 } from './migrations/0008_house_edge.js';
 import { migration0009 } from './migrations/0009_key_scopes.js';
 import { migration0010 } from './migrations/0010_hour_rollups.js';
+import { migration0013 } from './migrations/0013_block_rollups.js';
 
 /** Ordered, append-only list of migrations; names sort in application order. */
 function migrationsFor(a: DialectAdapter): Record<string, Migration> {
@@ -23,6 +24,7 @@ function migrationsFor(a: DialectAdapter): Record<string, Migration> {
     '0008_house_edge': migration0008(a),
     '0009_key_scopes': migration0009(a),
     '0010_hour_rollups': migration0010(a),
+    '0013_block_rollups': migration0013(a),
   };
 }
 
