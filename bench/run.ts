@@ -51,7 +51,7 @@ function posInt(v: string): number {
 const program = new Command('bench')
   .description('Gamba Analytics benchmark: API latency/throughput over a dataset, ingest over JSON-RPC, simulator figures')
   .option('--quick', '100k games, short runs (< 3 min)', false)
-  .option('--op <name>', 'one operation and its filtered variants, by name (e.g. "players", "settledGames", "chart/plays")')
+  .option('--op <name>', 'one operation and its filtered variants, by name (e.g. "players", "settledGames", "chart/plays"); several comma-separated')
   .option('--store <kind>', 'sqlite | postgres (DATABASE_URL or TEST_DATABASE_URL, fresh schema)', 'sqlite')
   .option('--games <n>', 'dataset size in settled games (default 1,000,000; quick 100,000)', posInt)
   .option('--duration <s>', 'seconds of autocannon per cached-throughput run (default 5; quick 1)', posInt)
@@ -153,10 +153,14 @@ async function startApi(ds: Dataset, cacheTtlMs: number | undefined): Promise<{ 
  */
 const NEIGHBOUR_A_OPERATIONS = ['players usd_volume startTime long', 'platforms', 'stats creator+startTime long'];
 
-/** The operations to measure: all, or `--op stats` = the operation `stats` and its filtered variants (`stats creator+startTime`). */
+/**
+ * The operations to measure: all, or `--op stats` = the operation `stats` and its filtered variants
+ * (`stats creator+startTime`); several names comma-separated (`--op players,house-edge`).
+ */
 function selectedOps(ds: Dataset): Operation[] {
   let ops: Operation[] = operations(ds.meta);
-  if (f.op) ops = ops.filter((o) => o.name === f.op || o.name.startsWith(`${f.op} `));
+  const names = f.op ? f.op.split(',') : [];
+  if (f.op) ops = ops.filter((o) => names.some((n) => o.name === n || o.name.startsWith(`${n} `)));
   if (ops.length === 0) throw new InvalidArgumentError(`--op ${f.op}: no such operation`);
   return ops;
 }
