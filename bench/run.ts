@@ -27,6 +27,7 @@ interface Flags {
   ingestGames?: number;
   ingestConcurrency: number;
   ingestNodeFlags: string[];
+  apiNodeFlags: string[];
   underIngestGames?: number;
   neighbourConnections: number;
   soak?: number;
@@ -59,6 +60,7 @@ const program = new Command('bench')
   .option('--connections <n>', 'autocannon connections', posInt, 16)
   .option('--ingest-games <n>', 'games in the ingest benchmark (default 50,000; quick 10,000)', posInt)
   .option('--ingest-concurrency <n>', 'RPC_CONCURRENCY of the indexer in the ingest benchmark', posInt, 8)
+  .option('--api-node-flags <flags>', 'space-separated node flags for the API server child (e.g. "--max-semi-space-size=4")', (v) => v.split(' ').filter(Boolean), [] as string[])
   .option('--ingest-node-flags <flags>', 'space-separated node flags for the ingest processes (e.g. "--max-semi-space-size=64")', (v) => v.split(' ').filter(Boolean), [] as string[])
   .option('--under-ingest-games <n>', 'games the indexer backfills during "API under ingest" (default 150,000; quick 40,000)', posInt)
   .option('--neighbour-connections <n>', 'key A\'s connections in "noisy neighbour" (default 8: the per-key concurrency cap)', posInt, 8)
@@ -139,6 +141,7 @@ function databaseUrl(store: StoreConfig): string {
 async function startApi(ds: Dataset, cacheTtlMs: number | undefined): Promise<{ child: Child; url: string }> {
   const child = await spawnChild({
     script: 'bench/entries/cli.ts',
+    nodeArgs: f.apiNodeFlags,
     args: ['serve', '--no-indexer', '--host', '127.0.0.1', '--port', '0'],
     env: { DATABASE_URL: databaseUrl(ds.store), LOG_LEVEL: f.logLevel, CACHE_TTL_MS: cacheTtlMs === undefined ? undefined : String(cacheTtlMs), SOLANA_RPC_URL: undefined },
     ready: /listening on (http:\/\/[^\s)]+)/,
