@@ -250,6 +250,13 @@ export interface RuBlockGameTable extends GameSums {
   pool: string;
 }
 
+/** Per 32-day block × player × token (migration 0013): long /house-edge windows grouped by or filtered on a player, without a creator or pool. */
+export interface RuBlockUserTTable extends GameSums {
+  block: number;
+  player: string;
+  token: string;
+}
+
 /**
  * All-time per player × creator (migration 0004): /players with `creator`. Like ru_user_t,
  * ru_user_tp and ru_user_ct (one per filter shape), indexed on every allowed sort key
@@ -358,4 +365,5 @@ export interface Database {
   ru_hour_p: RuHourPTable;
   ru_block_daily: RuBlockDailyTable;
   ru_block_game: RuBlockGameTable;
+  ru_block_user_t: RuBlockUserTTable;
 }

@@ -1,6 +1,6 @@
 /**
- * The 32-day block rollups of migration 0013 (docs/design.md §7 "Bounded windows"): ru_block_daily
- * and ru_block_game equal a brute-force grouping of the stored games (every column, every key);
+ * The 32-day block rollups of migration 0013 (docs/design.md §7 "Bounded windows"): ru_block_daily,
+ * ru_block_game and ru_block_user_t equal a brute-force grouping of the stored games (every column, every key);
  * migration 0013's fill from the day rollups gives the same rows as the write path; the split of
  * a day range into whole blocks and edge days covers every day exactly once; and /house-edge over
  * random windows (which read blocks, days and raw edges) equals the brute force over the games.
@@ -108,9 +108,11 @@ describe.each(testDialects())('block rollups (%s)', (dialect) => {
 
       const daily = group(games, ['block', 'creator', 'token', 'pool', 'player'], (g) => [blockOfGame(g), g.creator as string, g.token as string, g.pool as string, g.player as string]);
       const byGame = group(games, ['block', 'game_kind', 'creator', 'token', 'pool'], (g) => [blockOfGame(g), g.game_kind as string, g.creator as string, g.token as string, g.pool as string]);
-      const written = { ru_block_daily: await place.rows('ru_block_daily'), ru_block_game: await place.rows('ru_block_game') };
+      const byUserToken = group(games, ['block', 'player', 'token'], (g) => [blockOfGame(g), g.player as string, g.token as string]);
+      const written = { ru_block_daily: await place.rows('ru_block_daily'), ru_block_game: await place.rows('ru_block_game'), ru_block_user_t: await place.rows('ru_block_user_t') };
       expectSameRows('ru_block_daily', written.ru_block_daily, daily, 'brute force');
       expectSameRows('ru_block_game', written.ru_block_game, byGame, 'brute force');
+      expectSameRows('ru_block_user_t', written.ru_block_user_t, byUserToken, 'brute force');
 
       // Random windows: /house-edge by game (ru_block_game + ru_day_game + raw) and by player (ru_block_daily + ru_daily + raw).
       const t0 = Math.min(...games.map((g) => Number(g.time_ms)));
@@ -122,10 +124,12 @@ describe.each(testDialects())('block rollups (%s)', (dialect) => {
         const b = i % 4 === 0 ? undefined : Math.floor(a + rand() * (t1 - a + MS_PER_DAY));
         const start = i % 5 === 0 ? undefined : a;
         const inWindow = games.filter((g) => (start === undefined || Number(g.time_ms) >= start) && (b === undefined || Number(g.time_ms) < b));
-        for (const groupBy of ['game', 'player'] as const) {
-          const got = await store.queries.houseEdge({ groupBy, startTime: start, endTime: b, limit: 100_000 });
-          const want = group(inWindow, ['k', 'token'], (g) => [(groupBy === 'game' ? g.game_kind : g.player) as string, g.token as string]);
-          const label = `${groupBy} [${start}, ${b})`;
+        const creator = games[i * 97]!.creator as string;
+        for (const [groupBy, filter] of [['game', {}], ['player', {}], ['player', { creator }]] as const) {
+          const got = await store.queries.houseEdge({ groupBy, ...filter, startTime: start, endTime: b, limit: 100_000 });
+          const rows = 'creator' in filter ? inWindow.filter((g) => g.creator === filter.creator) : inWindow;
+          const want = group(rows, ['k', 'token'], (g) => [(groupBy === 'game' ? g.game_kind : g.player) as string, g.token as string]);
+          const label = `${groupBy} ${JSON.stringify(filter)} [${start}, ${b})`;
           expect(got.results.map((r) => [r.key, r.token, r.plays, r.wins, String(r.wager), String(r.payout), String(r.expected_payout)]), label).toEqual(
             want.map((w) => [
               w.k, w.token, Number(w.plays), Number(w.wins),
@@ -141,11 +145,13 @@ describe.each(testDialects())('block rollups (%s)', (dialect) => {
       // Migration 0013 on a database that predates it: the same rows, filled from the day rollups.
       await place.exec('drop table ru_block_daily');
       await place.exec('drop table ru_block_game');
+      await place.exec('drop table ru_block_user_t');
       await place.exec(`delete from schema_migrations where name = '0013_block_rollups'`);
       const migrator = createMigrator(db, dialect === 'sqlite' ? sqliteAdapter : postgresAdapter, place.config.kind === 'postgres' ? place.config.schema : undefined);
       expect((await migrator.migrateToLatest()).error).toBeUndefined();
       expectSameRows('ru_block_daily', await place.rows('ru_block_daily'), written.ru_block_daily, 'migration 0013');
       expectSameRows('ru_block_game', await place.rows('ru_block_game'), written.ru_block_game, 'migration 0013');
+      expectSameRows('ru_block_user_t', await place.rows('ru_block_user_t'), written.ru_block_user_t, 'migration 0013');
     } finally {
       await db.destroy();
       await place.close();

@@ -9,7 +9,9 @@ import type { MigrationDialect as DialectAdapter } from './dialect.js';
  *   windowed /players with a creator, token or pool, /house-edge grouped by or filtered on a
  *   player, the distinct players of a closed /platforms window;
  * - ru_block_game: per block × game kind × creator × token × pool (the block grain of
- *   ru_day_game) — /house-edge windows without a player.
+ *   ru_day_game) — /house-edge windows without a player;
+ * - ru_block_user_t: per block × player × token — /house-edge windows grouped by or filtered on
+ *   a player without a creator or pool filter (a seventh of ru_block_daily's rows or fewer).
  * A block is the UTC day number divided by 32, rounded down (as ru_block_user, migration 0004).
  * Each carries every game rollup column (GameSums of schema.ts), filled here from the day rollups
  * by plain SQL (frozen with this migration, docs/architecture.md convention 12), as the write path
@@ -38,6 +40,8 @@ export function migration0013(a: DialectAdapter) {
       select day / 32, creator, token, pool, player, ${aggregate} from ru_daily group by day / 32, creator, token, pool, player`).execute(db);
     await sql.raw(`insert into ru_block_game (block, game_kind, creator, token, pool, ${cols})
       select day / 32, game_kind, creator, token, pool, ${aggregate} from ru_day_game group by day / 32, game_kind, creator, token, pool`).execute(db);
+    await sql.raw(`insert into ru_block_user_t (block, player, token, ${cols})
+      select day / 32, player, token, ${aggregate} from ru_daily group by day / 32, player, token`).execute(db);
   };
 
   return {
@@ -47,6 +51,7 @@ export function migration0013(a: DialectAdapter) {
       await db.schema.createIndex('ru_block_daily_pool').on('ru_block_daily').columns(['pool', 'block']).execute();
       await db.schema.createIndex('ru_block_daily_token').on('ru_block_daily').columns(['token', 'block']).execute();
       await table(db, 'ru_block_game', ['game_kind', 'creator', 'token', 'pool']);
+      await table(db, 'ru_block_user_t', ['player', 'token']);
       if (db.isTransaction) await fill(db);
       else await db.transaction().execute((trx) => fill(trx));
     },

@@ -13,8 +13,10 @@ import { type KeyKind, positionValues } from './keyset.js';
  * by one day of games):
  * - without a player (filter or grouping): ru_block_game and ru_day_game (block or day × game kind
  *   × creator × token × pool, migrations 0013 and 0008), a few rows per block or day;
- * - grouped by player, or filtered by one but not grouped by game: ru_block_daily and ru_daily
- *   (block or day × creator × token × pool × player);
+ * - grouped by player, or filtered by one but not grouped by game: ru_block_user_t (block ×
+ *   player × token) when grouped by player or token without a creator or pool filter, else
+ *   ru_block_daily, and ru_daily (day ×
+ *   creator × token × pool × player) for the edge days;
  * - one player grouped by game: that player's raw games of the window (games_player_time index).
  * All time reads the all-time rollups instead: ru_user_ctp with a player, ru_ctp without, and
  * every block of ru_block_game when grouped by game; so does a window holding every stored game.
@@ -78,7 +80,10 @@ export async function houseEdge(db: Kysely<Database>, q: HouseEdgeQuery): Promis
     const byPlayer = q.groupBy === 'player' || q.user !== undefined;
     const { days, raw } = splitWindow(q.startTime, q.endTime);
     // Whole blocks from the block rollup, the days at their edges from the day rollup (migration 0013).
-    if (days) parts.push(...dayAndBlockParts(byPlayer ? 'ru_daily' : 'ru_day_game', byPlayer ? 'ru_block_daily' : 'ru_block_game', sql`${cols}, ${sums}`, days[0], days[1], filterSql(f)));
+    // Grouped by player or token with neither a creator nor a pool (no such column read): the blocks per player × token.
+    const narrow = (q.groupBy === 'player' || q.groupBy === 'token') && q.creator === undefined && q.pool === undefined;
+    const blockTable = !byPlayer ? 'ru_block_game' : narrow ? 'ru_block_user_t' : 'ru_block_daily';
+    if (days) parts.push(...dayAndBlockParts(byPlayer ? 'ru_daily' : 'ru_day_game', blockTable, sql`${cols}, ${sums}`, days[0], days[1], filterSql(f)));
     for (const [from, to] of raw) parts.push(rawGames(from, to));
   }
   if (parts.length === 0) return { results: [], next: null };

@@ -145,6 +145,8 @@ export const GAME_ROLLUPS = {
   ru_block_daily: { keys: ['block', 'creator', 'token', 'pool', 'player'] },
   /** Migration 0013: ru_day_game per 32-day block (long /house-edge windows without a player). */
   ru_block_game: { keys: ['block', 'game_kind', 'creator', 'token', 'pool'] },
+  /** Migration 0013: per 32-day block × player × token (long /house-edge windows by player without a creator or pool). */
+  ru_block_user_t: { keys: ['block', 'player', 'token'] },
 } as const satisfies Record<string, GameRollupDef>;
 
 /** A game rollup table. */
