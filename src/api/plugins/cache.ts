@@ -23,11 +23,11 @@ interface Variant {
   etag: string;
   encoding: Encoding | undefined;
   /**
-   * Made on the first plain hit (serveRaw) and kept: the body's bytes as a latin1 string (one byte
-   * per character, so Node writes the response head and body as one string in one socket write)
-   * and the head's fixed headers as a flat [name, value, …] list, in the order they are sent.
+   * Made on the first plain hit (serveRaw) and kept: a body of at most RAW_TEXT_MAX_BYTES as a
+   * latin1 string (one byte per character, so Node writes the response head and body as one
+   * string in one socket write) and the head's fixed headers as a flat [name, value, …] list.
    */
-  raw?: { text: string; headers: string[] };
+  raw?: { text: string | undefined; headers: string[] };
 }
 
 interface Entry {
@@ -54,6 +54,12 @@ interface Ticket {
 
 type CachingRequest = FastifyRequest & { [TICKET]: Ticket | null };
 const TICKET = 'responseCacheTicket';
+
+/**
+ * Largest body a plain hit writes as latin1 text joined to its head (one socket write). Larger
+ * bodies are written as their bytes after the head: the join would copy them on every hit.
+ */
+const RAW_TEXT_MAX_BYTES = 4096;
 
 /** GET routes that are not cached: they report process state (sync flags), not stored data. */
 const UNCACHED = new Set(['/status', '/sync/status']);
@@ -118,7 +124,7 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
   const remove = (key: string, e: Entry): void => {
     entries.delete(key);
     bytes -= e.body.length + (e.compressed.br?.body.length ?? 0) + (e.compressed.gzip?.body.length ?? 0);
-    bytes -= (e.identity.raw?.text.length ?? 0) + (e.compressed.br?.raw?.text.length ?? 0) + (e.compressed.gzip?.raw?.text.length ?? 0);
+    bytes -= (e.identity.raw?.text?.length ?? 0) + (e.compressed.br?.raw?.text?.length ?? 0) + (e.compressed.gzip?.raw?.text?.length ?? 0);
   };
 
   /**
@@ -213,9 +219,10 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
       fixed.push('etag', v.etag, 'content-type', e.contentType, 'vary', VARY);
       if (v.encoding !== undefined) fixed.push('content-encoding', v.encoding);
       fixed.push('content-length', String(v.body.length));
-      raw = v.raw = { text: v.body.toString('latin1'), headers: fixed };
+      // Small bodies as latin1 text (joined to the head: one write); large ones stay bytes (a string would be copied twice per hit).
+      raw = v.raw = { text: v.body.length <= RAW_TEXT_MAX_BYTES ? v.body.toString('latin1') : undefined, headers: fixed };
       // Only entries in the cache are served raw (fresh()): counted against maxBytes, given back by remove().
-      bytes += raw.text.length;
+      bytes += raw.text?.length ?? 0;
     }
     // The headers the earlier hooks set (request id, rate limit, CORS), then the fixed ones and the remaining age.
     const headers: string[] = [];
@@ -231,7 +238,8 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
     reply.hijack();
     reply.raw.writeHead(200, headers);
     // A string whose encoding Node can join to the head: one write of head and body.
-    reply.raw.end(raw.text, 'latin1');
+    if (raw.text !== undefined) reply.raw.end(raw.text, 'latin1');
+    else reply.raw.end(v.body);
   };
 
   const byQuery = (route: string): preHandlerHookHandler => (request, reply, done) => {
