@@ -27,6 +27,7 @@ interface Flags {
   ingestGames?: number;
   ingestConcurrency: number;
   ingestNodeFlags: string[];
+  apiNodeFlags: string[];
   underIngestGames?: number;
   neighbourConnections: number;
   soak?: number;
@@ -51,7 +52,7 @@ function posInt(v: string): number {
 const program = new Command('bench')
   .description('Gamba Analytics benchmark: API latency/throughput over a dataset, ingest over JSON-RPC, simulator figures')
   .option('--quick', '100k games, short runs (< 3 min)', false)
-  .option('--op <name>', 'one operation and its filtered variants, by name (e.g. "players", "settledGames", "chart/plays")')
+  .option('--op <name>', 'one operation and its filtered variants, by name (e.g. "players", "settledGames", "chart/plays"); several comma-separated')
   .option('--store <kind>', 'sqlite | postgres (DATABASE_URL or TEST_DATABASE_URL, fresh schema)', 'sqlite')
   .option('--games <n>', 'dataset size in settled games (default 1,000,000; quick 100,000)', posInt)
   .option('--duration <s>', 'seconds of autocannon per cached-throughput run (default 5; quick 1)', posInt)
@@ -59,6 +60,7 @@ const program = new Command('bench')
   .option('--connections <n>', 'autocannon connections', posInt, 16)
   .option('--ingest-games <n>', 'games in the ingest benchmark (default 50,000; quick 10,000)', posInt)
   .option('--ingest-concurrency <n>', 'RPC_CONCURRENCY of the indexer in the ingest benchmark', posInt, 8)
+  .option('--api-node-flags <flags>', 'space-separated node flags for the API server child (e.g. "--max-semi-space-size=4")', (v) => v.split(' ').filter(Boolean), [] as string[])
   .option('--ingest-node-flags <flags>', 'space-separated node flags for the ingest processes (e.g. "--max-semi-space-size=64")', (v) => v.split(' ').filter(Boolean), [] as string[])
   .option('--under-ingest-games <n>', 'games the indexer backfills during "API under ingest" (default 150,000; quick 40,000)', posInt)
   .option('--neighbour-connections <n>', 'key A\'s connections in "noisy neighbour" (default 8: the per-key concurrency cap)', posInt, 8)
@@ -139,6 +141,7 @@ function databaseUrl(store: StoreConfig): string {
 async function startApi(ds: Dataset, cacheTtlMs: number | undefined): Promise<{ child: Child; url: string }> {
   const child = await spawnChild({
     script: 'bench/entries/cli.ts',
+    nodeArgs: f.apiNodeFlags,
     args: ['serve', '--no-indexer', '--host', '127.0.0.1', '--port', '0'],
     env: { DATABASE_URL: databaseUrl(ds.store), LOG_LEVEL: f.logLevel, CACHE_TTL_MS: cacheTtlMs === undefined ? undefined : String(cacheTtlMs), SOLANA_RPC_URL: undefined },
     ready: /listening on (http:\/\/[^\s)]+)/,
@@ -153,10 +156,14 @@ async function startApi(ds: Dataset, cacheTtlMs: number | undefined): Promise<{ 
  */
 const NEIGHBOUR_A_OPERATIONS = ['players usd_volume startTime long', 'platforms', 'stats creator+startTime long'];
 
-/** The operations to measure: all, or `--op stats` = the operation `stats` and its filtered variants (`stats creator+startTime`). */
+/**
+ * The operations to measure: all, or `--op stats` = the operation `stats` and its filtered variants
+ * (`stats creator+startTime`); several names comma-separated (`--op players,house-edge`).
+ */
 function selectedOps(ds: Dataset): Operation[] {
   let ops: Operation[] = operations(ds.meta);
-  if (f.op) ops = ops.filter((o) => o.name === f.op || o.name.startsWith(`${f.op} `));
+  const names = f.op ? f.op.split(',') : [];
+  if (f.op) ops = ops.filter((o) => names.some((n) => o.name === n || o.name.startsWith(`${n} `)));
   if (ops.length === 0) throw new InvalidArgumentError(`--op ${f.op}: no such operation`);
   return ops;
 }

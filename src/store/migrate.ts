@@ -12,6 +12,7 @@ import { migration0009 } from './migrations/0009_key_scopes.js';
 import { migration0010 } from './migrations/0010_hour_rollups.js';
 import { migration0011 } from './migrations/0011_fairness.js';
 import { migration0012 } from './migrations/0012_coverage.js';
+import { migration0013 } from './migrations/0013_block_rollups.js';
 
 /** Ordered, append-only list of migrations; names sort in application order. */
 function migrationsFor(a: DialectAdapter): Record<string, Migration> {
@@ -27,6 +28,7 @@ function migrationsFor(a: DialectAdapter): Record<string, Migration> {
     '0010_hour_rollups': migration0010(a),
     '0011_fairness': migration0011(a),
     '0012_coverage': migration0012(a),
+    '0013_block_rollups': migration0013(a),
   };
 }
 

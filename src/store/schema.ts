@@ -309,6 +309,30 @@ export interface RuBlockUserTable extends GameSums {
   player: string;
 }
 
+/** Per 32-day block × creator × token × pool × player (migration 0013): the block grain of ru_daily, for long filtered windows. */
+export interface RuBlockDailyTable extends GameSums {
+  block: number;
+  creator: string;
+  token: string;
+  pool: string;
+  player: string;
+}
+/** Per 32-day block × game kind × creator × token × pool (migration 0013): the block grain of ru_day_game, for long /house-edge windows. */
+export interface RuBlockGameTable extends GameSums {
+  block: number;
+  game_kind: string;
+  creator: string;
+  token: string;
+  pool: string;
+}
+
+/** Per 32-day block × player × token (migration 0013): long /house-edge windows grouped by or filtered on a player, without a creator or pool. */
+export interface RuBlockUserTTable extends GameSums {
+  block: number;
+  player: string;
+  token: string;
+}
+
 /**
  * All-time per player × creator (migration 0004): /players with `creator`. Like ru_user_t,
  * ru_user_tp and ru_user_ct (one per filter shape), indexed on every allowed sort key
@@ -420,4 +444,7 @@ export interface Database {
   ru_hour: RuHourTable;
   ru_hour_c: RuHourCTable;
   ru_hour_p: RuHourPTable;
+  ru_block_daily: RuBlockDailyTable;
+  ru_block_game: RuBlockGameTable;
+  ru_block_user_t: RuBlockUserTTable;
 }

@@ -22,12 +22,20 @@ interface Variant {
   body: Buffer;
   etag: string;
   encoding: Encoding | undefined;
+  /**
+   * Made on the first plain hit (serveRaw) and kept: a body of at most RAW_TEXT_MAX_BYTES as a
+   * latin1 string (one byte per character, so Node writes the response head and body as one
+   * string in one socket write) and the head's fixed headers as a flat [name, value, …] list.
+   */
+  raw?: { text: string | undefined; headers: string[] };
 }
 
 interface Entry {
   /** The body's bytes, encoded once: a hit writes them as they are. */
   body: Buffer;
   etag: string;
+  /** The identity representation (body and etag above), kept so its pre-serialised form is made once. */
+  identity: Variant;
   /** Compressed forms (docs/design.md §11), each made once, on the first request accepting it, and kept with the entry. */
   compressed: Partial<Record<Encoding, Variant>>;
   contentType: string;
@@ -46,6 +54,12 @@ interface Ticket {
 
 type CachingRequest = FastifyRequest & { [TICKET]: Ticket | null };
 const TICKET = 'responseCacheTicket';
+
+/**
+ * Largest body a plain hit writes as latin1 text joined to its head (one socket write). Larger
+ * bodies are written as their bytes after the head: the join would copy them on every hit.
+ */
+const RAW_TEXT_MAX_BYTES = 4096;
 
 /** GET routes that are not cached: they report process state (sync flags), not stored data. */
 const UNCACHED = new Set(['/status', '/sync/status']);
@@ -110,6 +124,7 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
   const remove = (key: string, e: Entry): void => {
     entries.delete(key);
     bytes -= e.body.length + (e.compressed.br?.body.length ?? 0) + (e.compressed.gzip?.body.length ?? 0);
+    bytes -= (e.identity.raw?.text?.length ?? 0) + (e.compressed.br?.raw?.text?.length ?? 0) + (e.compressed.gzip?.raw?.text?.length ?? 0);
   };
 
   /**
@@ -119,7 +134,7 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
    */
   const variantOf = (e: Entry, acceptEncoding: string | string[] | undefined, kept: boolean): Variant => {
     const encoding = e.body.length < COMPRESS_MIN_BYTES ? undefined : negotiateEncoding(Array.isArray(acceptEncoding) ? acceptEncoding.join(',') : acceptEncoding);
-    if (encoding === undefined) return { body: e.body, etag: e.etag, encoding };
+    if (encoding === undefined) return e.identity;
     let v = e.compressed[encoding];
     if (!v) {
       v = { body: compressSync(e.body, encoding), etag: `${e.etag.slice(0, -1)}-${encoding}"`, encoding };
@@ -184,24 +199,47 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
     serve(request, reply, e); // answered: no done()
   };
 
+  /** Headers serveRaw writes itself: an earlier hook's value of one of them is replaced, as the send path would. */
+  const RAW_FIXED = new Set([...Object.keys(JSON_SECURITY_HEADERS), ...storedHeaders, 'etag', 'content-type', 'vary', 'content-encoding', 'content-length', 'cache-control']);
   /**
    * A plain GET hit, written straight to the socket (docs/benchmarks.md: cached throughput): the headers
    * the earlier hooks set (request id, rate limit, CORS) plus exactly what the send path would
    * add — ETag, Cache-Control, Content-Type, Content-Length and the security headers — without
-   * Fastify's serialisation and onSend chain. onResponse hooks (metrics, logs) still run.
+   * Fastify's serialisation and onSend chain. onResponse hooks (metrics, logs) still run. The
+   * fixed part of the head and the body are pre-serialised on the first such hit of a kept
+   * representation, so later hits add only the per-request headers and make one socket write.
    */
   const serveRaw = (reply: FastifyReply, v: Variant, e: Entry): void => {
-    const headers: Record<string, string | number | string[]> = { ...(reply.getHeaders() as Record<string, string | number | string[]>), ...JSON_SECURITY_HEADERS };
-    for (const [k, hv] of e.headers) headers[k] = hv;
-    headers.etag = v.etag;
-    headers['cache-control'] = maxAge(clock.now() - e.storedAt);
-    headers['content-type'] = e.contentType;
-    headers.vary = VARY;
-    if (v.encoding !== undefined) headers['content-encoding'] = v.encoding;
-    headers['content-length'] = v.body.length;
+    let raw = v.raw;
+    if (raw === undefined) {
+      // Pre-serialised once per kept representation: the fixed headers and the body as latin1 text.
+      const fixed: string[] = [];
+      for (const k in JSON_SECURITY_HEADERS) fixed.push(k, JSON_SECURITY_HEADERS[k]!);
+      for (const [k, hv] of e.headers) fixed.push(k, hv);
+      fixed.push('etag', v.etag, 'content-type', e.contentType, 'vary', VARY);
+      if (v.encoding !== undefined) fixed.push('content-encoding', v.encoding);
+      fixed.push('content-length', String(v.body.length));
+      // Small bodies as latin1 text (joined to the head: one write); large ones stay bytes (a string would be copied twice per hit).
+      raw = v.raw = { text: v.body.length <= RAW_TEXT_MAX_BYTES ? v.body.toString('latin1') : undefined, headers: fixed };
+      // Only entries in the cache are served raw (fresh()): counted against maxBytes, given back by remove().
+      bytes += raw.text?.length ?? 0;
+    }
+    // The headers the earlier hooks set (request id, rate limit, CORS), then the fixed ones and the remaining age.
+    const headers: string[] = [];
+    const own = reply.getHeaders();
+    for (const k in own) {
+      const hv = own[k];
+      if (hv === undefined || RAW_FIXED.has(k)) continue;
+      if (Array.isArray(hv)) for (const x of hv) headers.push(k, x);
+      else headers.push(k, String(hv));
+    }
+    for (const x of raw.headers) headers.push(x);
+    headers.push('cache-control', maxAge(clock.now() - e.storedAt));
     reply.hijack();
     reply.raw.writeHead(200, headers);
-    reply.raw.end(v.body);
+    // A string whose encoding Node can join to the head: one write of head and body.
+    if (raw.text !== undefined) reply.raw.end(raw.text, 'latin1');
+    else reply.raw.end(v.body);
   };
 
   const byQuery = (route: string): preHandlerHookHandler => (request, reply, done) => {
@@ -222,7 +260,8 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
     // Buffer.from() is a slice of a shared 8 KiB slab, and a kept slice keeps the whole slab.
     const body = Buffer.allocUnsafeSlow(Buffer.byteLength(payload, 'utf8'));
     body.write(payload, 'utf8');
-    const entry: Entry = { body, etag: etagOf(body), compressed: {}, contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'), storedAt: clock.now(), generation: t.generation, headers: [] };
+    const etag0 = etagOf(body);
+    const entry: Entry = { body, etag: etag0, identity: { body, etag: etag0, encoding: undefined }, compressed: {}, contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'), storedAt: clock.now(), generation: t.generation, headers: [] };
     // Store only when no write settled while the answer was computed (it may predate the write).
     const keep = ttlMs > 0 && request.method === 'GET' && t.generation === generation() && body.length <= maxBytes;
     // HEAD: no body is sent, so none is compressed; the identity tag stands.

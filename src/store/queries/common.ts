@@ -47,10 +47,56 @@ function rowAsRollup(a: DialectAdapter): RawBuilder<unknown> {
 }
 
 /**
+ * A range of whole UTC days [first, end) (either side open when undefined) split for the block
+ * rollups (migration 0013, rollups/definitions.ts BLOCK_DAYS): the whole 32-day blocks [b0, b1)
+ * inside it (null when none), and the day ranges left at its edges, to read from the day rollups.
+ * A year is then ≤ 11 block rows plus ≤ 62 day rows per key instead of 365 (docs/design.md §7).
+ */
+export function blockSpans(
+  first: number | undefined,
+  end: number | undefined,
+): { blocks: [number | undefined, number | undefined] | null; days: [number | undefined, number | undefined][] } {
+  const b0 = first === undefined ? undefined : Math.ceil(first / BLOCK_DAYS);
+  const b1 = end === undefined ? undefined : Math.floor(end / BLOCK_DAYS);
+  if (b0 !== undefined && b1 !== undefined && b0 >= b1) return { blocks: null, days: first! < end! ? [[first, end]] : [] };
+  const days: [number | undefined, number | undefined][] = [];
+  if (first !== undefined && first < b0! * BLOCK_DAYS) days.push([first, b0! * BLOCK_DAYS]);
+  if (end !== undefined && end > b1! * BLOCK_DAYS) days.push([b1! * BLOCK_DAYS, end]);
+  return { blocks: [b0, b1], days };
+}
+
+/** `and <col> >= from and <col> < to` for the set bounds of a range (integers: days or blocks). */
+export function rangeSql(col: string, [from, to]: [number | undefined, number | undefined]): RawBuilder<unknown> {
+  const c = sql.raw(col);
+  return sql`${from === undefined ? sql`` : sql`and ${c} >= ${from}`} ${to === undefined ? sql`` : sql`and ${c} < ${to}`}`;
+}
+
+/**
+ * Selects of `select` (a select list) over whole days [first, end) of a day rollup and its block
+ * rollup (migration 0013): the whole blocks from `blockTable`, the edge days from `dayTable`, each
+ * with `where` (` and …` filters) appended. Joined by the caller with union all.
+ */
+export function dayAndBlockParts(
+  dayTable: string,
+  blockTable: string,
+  select: RawBuilder<unknown>,
+  first: number | undefined,
+  end: number | undefined,
+  where: RawBuilder<unknown>,
+): RawBuilder<unknown>[] {
+  const { blocks, days } = blockSpans(first, end);
+  const parts: RawBuilder<unknown>[] = [];
+  if (blocks) parts.push(sql`select ${select} from ${sql.raw(blockTable)} where 1=1 ${rangeSql('block', blocks)} ${where}`);
+  for (const r of days) parts.push(sql`select ${select} from ${sql.raw(dayTable)} where 1=1 ${rangeSql('day', r)} ${where}`);
+  return parts;
+}
+
+/**
  * Rows of game sums per player (`player` + the GameSums columns of schema.ts) for games with
  * startTime ≤ time < endTime (ms; either side open when undefined) matching `f`, to be grouped by
  * player. Cost grows with the window, not with history (docs/design.md §7):
- * - with a creator/token/pool filter: ru_daily rows of the whole days strictly inside;
+ * - with a creator/token/pool filter: ru_block_daily rows of the whole 32-day blocks strictly inside
+ *   and ru_daily rows of the days left at their edges (blockSpans, migration 0013);
  * - without: ru_block_user rows of whole 32-day blocks strictly inside, plus ru_day_user rows of
  *   the start block's and the end block's remaining days (migration 0004) — a year is ≤ 12 rows
  *   per player instead of one per player, day, creator, token and pool;
@@ -71,7 +117,7 @@ export function windowSource(a: DialectAdapter, f: GameFilter, startTime: number
   const sums = sql.raw(SUMS);
   const before = (col: string, bound: number | undefined) => (bound === undefined ? sql`` : sql`and ${sql.raw(col)} < ${bound}`);
   const parts: RawBuilder<unknown>[] = [];
-  if (filtered) parts.push(sql`select player, ${sums} from ru_daily where day > ${d} ${before('day', e)} ${cf}`);
+  if (filtered) parts.push(...dayAndBlockParts('ru_daily', 'ru_block_daily', sql`player, ${sums}`, d + 1, e, cf));
   else {
     const b0 = blockOf(d);
     const b1 = e === undefined ? undefined : blockOf(e);
@@ -171,6 +217,21 @@ export async function activePlayers(
   const before = await sql<{ k: unknown; n: unknown }>`select ${group} as k, count(*) as n from ${table} where last_ms < ${since} ${cf} group by k`.execute(db);
   for (const r of before.rows) out.set(String(r.k), (out.get(String(r.k)) ?? 0) - num(r.n));
   return out;
+}
+
+/**
+ * Whether the window [startTime, endTime) (ms; either side open when undefined) holds every stored
+ * game: it starts at or before the first game and ends after the last one. Such a window is served
+ * by the all-time path, which reads the all-time rollups instead of the window's blocks, days and
+ * raw edges (docs/design.md §7 "Bounded windows"); the answers are the same by definition. Two
+ * seeks on the games' time index. False for an empty store (the window path answers it cheaply).
+ */
+export async function coversHistory(db: Kysely<Database>, startTime: number | undefined, endTime: number | undefined): Promise<boolean> {
+  if (startTime === undefined && endTime === undefined) return true;
+  const r = await sql<{ first: unknown; last: unknown }>`select (select min(time_ms) from games) as first, (select max(time_ms) from games) as last`.execute(db);
+  const row = r.rows[0];
+  if (!row || row.first === null || row.first === undefined) return false;
+  return (startTime === undefined || startTime <= num(row.first)) && (endTime === undefined || endTime > num(row.last));
 }
 
 /** The token of a pool as its events recorded it (table pools), or undefined for a pool never seen. */

@@ -3,20 +3,23 @@ import { MS_PER_DAY } from '../../core/index.js';
 import type { Database } from '../schema.js';
 import { GAME_SUM_OF_ROW, type GameSumColumn } from '../rollups/definitions.js';
 import type { BiggestWin, BiggestWinsQuery, HouseEdgeGroupBy, HouseEdgeQuery, HouseEdgeResult } from '../types-house.js';
-import { big, filterSql, joinHiLoRow, num } from './common.js';
+import { big, coversHistory, dayAndBlockParts, filterSql, joinHiLoRow, num } from './common.js';
 import { type KeyKind, positionValues } from './keyset.js';
 
 /**
  * GET /house-edge and GET /house-edge/wins (docs/design.md §10). A window [startTime, endTime)
- * reads the rollup rows of the UTC days wholly inside it and the raw games of the days it cuts
- * (each part bounded by one day of games), as GET /pool does:
- * - without a player (filter or grouping): ru_day_game (day × game kind × creator × token × pool,
- *   migration 0008), a few rows per day;
- * - grouped by player, or filtered by one but not grouped by game: ru_daily (day × creator ×
- *   token × pool × player);
+ * reads the rollup rows of the 32-day blocks wholly inside it, of the UTC days left at their edges
+ * (common.ts blockSpans, migration 0013) and the raw games of the days it cuts (each part bounded
+ * by one day of games):
+ * - without a player (filter or grouping): ru_block_game and ru_day_game (block or day × game kind
+ *   × creator × token × pool, migrations 0013 and 0008), a few rows per block or day;
+ * - grouped by player, or filtered by one but not grouped by game: ru_block_user_t (block ×
+ *   player × token) when grouped by player or token without a creator or pool filter, else
+ *   ru_block_daily, and ru_daily (day ×
+ *   creator × token × pool × player) for the edge days;
  * - one player grouped by game: that player's raw games of the window (games_player_time index).
  * All time reads the all-time rollups instead: ru_user_ctp with a player, ru_ctp without, and
- * every day of ru_day_game when grouped by game.
+ * every block of ru_block_game when grouped by game; so does a window holding every stored game.
  */
 
 /** Group columns of each groupBy, in key order: a row's amounts are always in one token. */
@@ -56,6 +59,8 @@ function timeRange(from: number | undefined, to: number | undefined): RawBuilder
 
 /** GET /house-edge: one page of groups, ordered by their key ascending. */
 export async function houseEdge(db: Kysely<Database>, q: HouseEdgeQuery): Promise<HouseEdgeResult> {
+  // A window holding the whole history is the all-time answer (common.ts coversHistory).
+  if ((q.startTime !== undefined || q.endTime !== undefined) && (await coversHistory(db, q.startTime, q.endTime))) q = { ...q, startTime: undefined, endTime: undefined };
   const groups = GROUP_COLUMNS[q.groupBy];
   const keyCols = groups.slice(0, houseEdgeKinds(q.groupBy).length);
   const f = { creator: q.creator, token: q.token, pool: q.pool, player: q.user };
@@ -68,16 +73,17 @@ export async function houseEdge(db: Kysely<Database>, q: HouseEdgeQuery): Promis
   if (q.groupBy === 'game' && q.user !== undefined) {
     parts.push(rawGames(q.startTime, q.endTime));
   } else if (q.startTime === undefined && q.endTime === undefined) {
-    // All time: the all-time rollups (per player × creator × token × pool; per creator × token × pool), or every day of ru_day_game.
-    const table = sql.raw(q.groupBy === 'player' || q.user !== undefined ? 'ru_user_ctp' : q.groupBy === 'game' ? 'ru_day_game' : 'ru_ctp');
+    // All time: the all-time rollups (per player × creator × token × pool; per creator × token × pool), or every block of ru_block_game.
+    const table = sql.raw(q.groupBy === 'player' || q.user !== undefined ? 'ru_user_ctp' : q.groupBy === 'game' ? 'ru_block_game' : 'ru_ctp');
     parts.push(sql`select ${cols}, ${sums} from ${table} where 1=1 ${filterSql(f)}`);
   } else {
-    const table = sql.raw(q.groupBy === 'player' || q.user !== undefined ? 'ru_daily' : 'ru_day_game');
+    const byPlayer = q.groupBy === 'player' || q.user !== undefined;
     const { days, raw } = splitWindow(q.startTime, q.endTime);
-    if (days) {
-      const [a, b] = days;
-      parts.push(sql`select ${cols}, ${sums} from ${table} where 1=1 ${a === undefined ? sql`` : sql`and day >= ${a}`} ${b === undefined ? sql`` : sql`and day < ${b}`} ${filterSql(f)}`);
-    }
+    // Whole blocks from the block rollup, the days at their edges from the day rollup (migration 0013).
+    // Grouped by player or token with neither a creator nor a pool (no such column read): the blocks per player × token.
+    const narrow = (q.groupBy === 'player' || q.groupBy === 'token') && q.creator === undefined && q.pool === undefined;
+    const blockTable = !byPlayer ? 'ru_block_game' : narrow ? 'ru_block_user_t' : 'ru_block_daily';
+    if (days) parts.push(...dayAndBlockParts(byPlayer ? 'ru_daily' : 'ru_day_game', blockTable, sql`${cols}, ${sums}`, days[0], days[1], filterSql(f)));
     for (const [from, to] of raw) parts.push(rawGames(from, to));
   }
   if (parts.length === 0) return { results: [], next: null };

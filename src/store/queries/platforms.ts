@@ -3,7 +3,7 @@ import { MS_PER_DAY, dayOf } from '../../core/index.js';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
 import type { PlatformEntry, PlatformsQuery } from '../types.js';
-import { activePlayers, num } from './common.js';
+import { activePlayers, dayAndBlockParts, num } from './common.js';
 import { rangeSums } from './series.js';
 import { keysetKinds, positionValues } from './keyset.js';
 
@@ -56,7 +56,7 @@ export async function platforms(db: Kysely<Database>, a: DialectAdapter, q: Plat
 /**
  * /platforms over a closed window [start, end) (docs/design.md §4 "Windows"): sums and the last
  * game per creator from ru_day_c / ru_hour_c and the sub-hour edges (queries/series.ts);
- * unique players per creator from ru_daily's whole days and the raw games of the partial first and
+ * unique players per creator from ru_block_daily's whole blocks, ru_daily's days and the raw games of the partial first and
  * last days (common.ts windowSource). Grows with the window, not with history.
  */
 async function closedWindow(db: Kysely<Database>, a: DialectAdapter, q: PlatformsQuery, start: number, end: number): Promise<PlatformEntry[]> {
@@ -81,12 +81,13 @@ async function closedWindow(db: Kysely<Database>, a: DialectAdapter, q: Platform
   return page;
 }
 
-/** (creator, player) rows of the games in [start, end): ru_daily's whole UTC days, raw games of the partial first and last days. */
+/** (creator, player) rows of the games in [start, end): ru_block_daily's whole 32-day blocks and ru_daily's days at their edges (common.ts blockSpans), raw games of the partial first and last days. */
 function windowSourceByCreator(_a: DialectAdapter, start: number, end: number) {
   const d = dayOf(start);
   const e = dayOf(end);
   if (e <= d) return sql`select creator, player from games where time_ms >= ${start} and time_ms < ${end}`;
-  return sql`select creator, player from ru_daily where day > ${d} and day < ${e}
+  const whole = dayAndBlockParts('ru_daily', 'ru_block_daily', sql`creator, player`, d + 1, e, sql``);
+  return sql`${sql.join(whole.length > 0 ? whole : [sql`select creator, player from ru_daily where 1=0`], sql` union all `)}
     union all select creator, player from games where time_ms >= ${start} and time_ms < ${(d + 1) * MS_PER_DAY}
     union all select creator, player from games where time_ms >= ${e * MS_PER_DAY} and time_ms < ${end}`;
 }

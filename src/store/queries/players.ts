@@ -3,7 +3,7 @@ import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
 import type { KeysetPosition, LeaderboardEntry, PlayerQuery, PlayerResult, PlayersQuery, PlayersResult } from '../types.js';
 import { GAME_ROLLUP_COLUMNS, playerCounterName, SORT_KEYS, type RollupTable } from '../rollups/definitions.js';
-import { AGG_SUMS, aggregatedOrder, counter, filterSql, num, poolToken, tokenSums, windowSource } from './common.js';
+import { AGG_SUMS, aggregatedOrder, counter, coversHistory, filterSql, num, poolToken, tokenSums, windowSource } from './common.js';
 import { keysetKinds, positionValues } from './keyset.js';
 
 /** A per-player rollup row's columns (rollups/definitions.ts), as read by the all-time leaderboards. */
@@ -49,12 +49,15 @@ export async function player(db: Kysely<Database>, q: PlayerQuery): Promise<Play
  *   indexes, total from the 'players' counter;
  * - all-time with creator/token/pool → the per-player rollup of that filter shape, read in
  *   index order (limit + offset rows; migration 0004, rollups/definitions.ts SORT_KEYS), total from its counter;
+ * - a window holding every stored game → as all-time;
  * - startTime / endTime → the window (common.ts windowSource: rollup days or blocks + raw rows of partial first and last days): grows with the window.
  * Ties break by user ascending (docs/design.md §4). token_* are null unless one token is implied.
  */
 export async function players(db: Kysely<Database>, a: DialectAdapter, q: PlayersQuery): Promise<PlayersResult> {
   const singleToken = q.token !== undefined || q.pool !== undefined;
   const filtered = q.creator !== undefined || q.token !== undefined || q.pool !== undefined;
+  // A window holding the whole history reads the all-time rollups (common.ts coversHistory).
+  if ((q.startTime !== undefined || q.endTime !== undefined) && (await coversHistory(db, q.startTime, q.endTime))) q = { ...q, startTime: undefined, endTime: undefined };
   const windowed = q.startTime !== undefined || q.endTime !== undefined;
   if (!windowed && !filtered && (q.sortBy === 'usd_profit' || q.sortBy === 'usd_volume')) return topPlayers(db, a, q);
   if (!windowed && filtered) return filteredPlayers(db, a, q, singleToken);

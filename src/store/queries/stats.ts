@@ -4,7 +4,7 @@ import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
 import type { StatsQuery, StatsResult } from '../types.js';
 import { playerCounterName } from '../rollups/definitions.js';
-import { activePlayers, counter, filterSql, num, windowSource } from './common.js';
+import { activePlayers, counter, coversHistory, filterSql, num, windowSource } from './common.js';
 import { rangeSums } from './series.js';
 
 /** Active window of `active_players`: the last 60 minutes of wall clock (docs/design.md §3). */
@@ -13,6 +13,8 @@ export const ACTIVE_WINDOW_MS = 60 * 60 * 1000;
 /** GET /stats (docs/spec.md §2 Platform statistics; definitions docs/design.md §3). */
 export async function stats(db: Kysely<Database>, a: DialectAdapter, q: StatsQuery): Promise<StatsResult> {
   const f = { creator: q.creator };
+  // A window holding the whole history is the all-time answer (common.ts coversHistory).
+  if ((q.startTime !== undefined || q.endTime !== undefined) && (await coversHistory(db, q.startTime, q.endTime))) q = { ...q, startTime: undefined, endTime: undefined };
   let row: Record<string, unknown> | undefined;
   if (q.endTime !== undefined) {
     // A closed window [startTime, endTime): the last-play shortcut below does not hold (a player's

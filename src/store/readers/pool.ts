@@ -46,6 +46,11 @@ function workerEntry(): { filename: string; execArgv?: string[] } {
   return { filename, execArgv: ['--import', tsx] };
 }
 
+/** V8 young generation of a reader thread, MiB (Node's default grows to 48 MiB per thread under load). */
+const READER_YOUNG_MB = 8;
+/** V8 old generation of a reader thread, MiB: modules, prepared statements and one answer at a time. */
+const READER_OLD_MB = 256;
+
 /** Longest wait for the threads to load and open their connections at start, ms. */
 const WARM_UP_TIMEOUT_MS = 30_000;
 
@@ -68,6 +73,9 @@ export function createReaderPool(o: ReaderPoolOptions): ReaderPool {
     // Threads live as long as the pool: a reader's connection and page cache are its warm state.
     idleTimeout: Number.POSITIVE_INFINITY,
     concurrentTasksPerWorker: 1,
+    // A reader's garbage is one query's rows: a small young generation is enough, and each thread's
+    // V8 heap then stays small (docs/benchmarks.md "API memory"); the old generation is bounded too.
+    resourceLimits: { maxYoungGenerationSizeMb: READER_YOUNG_MB, maxOldGenerationSizeMb: READER_OLD_MB },
   });
   // A thread that dies (it cannot throw: run() returns errors as values) is replaced by piscina.
   pool.on('error', (err: unknown) => o.logger.error({ err }, 'store reader thread failed'));

@@ -141,6 +141,12 @@ export const GAME_ROLLUPS = {
   ru_hour: { keys: ['hour_ms'] },
   ru_hour_c: { keys: ['creator', 'hour_ms'] },
   ru_hour_p: { keys: ['pool', 'hour_ms', 'token'], poolSums: true },
+  /** Migration 0013: ru_daily per 32-day block (long windows with a creator, token, pool or player; queries/common.ts blockSpans). */
+  ru_block_daily: { keys: ['block', 'creator', 'token', 'pool', 'player'] },
+  /** Migration 0013: ru_day_game per 32-day block (long /house-edge windows without a player). */
+  ru_block_game: { keys: ['block', 'game_kind', 'creator', 'token', 'pool'] },
+  /** Migration 0013: per 32-day block × player × token (long /house-edge windows by player without a creator or pool). */
+  ru_block_user_t: { keys: ['block', 'player', 'token'] },
 } as const satisfies Record<string, GameRollupDef>;
 
 /** A game rollup table. */
