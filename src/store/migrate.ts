@@ -1,4 +1,4 @@
-import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type DatabaseIntrospector, type Kysely, type Migration, type MigrationProvider, type TableMetadata } from 'kysely';
 import { AppError } from '../core/index.js';
 import type { DialectAdapter } from './dialect.js';
 import { migration0001 } from './migrations/0001_initial.js';
@@ -38,7 +38,7 @@ function migrationsFor(a: DialectAdapter): Record<string, Migration> {
  */
 export function createMigrator(db: Kysely<any>, a: DialectAdapter, schema?: string): Migrator {
   const provider: MigrationProvider = { getMigrations: async () => migrationsFor(a) };
-  return new Migrator({ db, provider, migrationTableName: 'schema_migrations', migrationLockTableName: 'schema_migrations_lock', ...(schema ? { migrationTableSchema: schema } : {}) });
+  return new Migrator({ db: a.kind === 'postgres' ? withCatalogTables(db) : db, provider, migrationTableName: 'schema_migrations', migrationLockTableName: 'schema_migrations_lock', ...(schema ? { migrationTableSchema: schema } : {}) });
 }
 
 /** Applies every pending migration. Throws AppError STORE_MIGRATION_FAILED. */
@@ -48,4 +48,34 @@ export async function migrateToLatest(db: Kysely<any>, a: DialectAdapter, schema
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new AppError('STORE_MIGRATION_FAILED', `migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
+}
+
+/**
+ * `db` whose `introspection.getTables()` reads only pg_catalog's names: the migrator asks it
+ * whether its bookkeeping tables exist. Kysely's own PostgreSQL introspector also resolves every
+ * table of every schema by name (`pg_get_serial_sequence`), which fails with "schema … does not
+ * exist" when another schema of the same database is dropped meanwhile (several stores, or test
+ * runs, sharing one database: docs/deployment.md). Columns are left empty: the migrator uses
+ * names and schemas only.
+ */
+function withCatalogTables(db: Kysely<any>): Kysely<any> {
+  const getTables = async (): Promise<TableMetadata[]> => {
+    const { rows } = await sql<{ schema: string; name: string; kind: string }>`
+      select n.nspname as schema, c.relname as name, c.relkind as kind
+      from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+      where c.relkind in ('r', 'v', 'p') and n.nspname !~ '^pg_' and n.nspname <> 'information_schema'`.execute(db);
+    return rows.map((r) => ({ schema: r.schema, name: r.name, isView: r.kind === 'v', columns: [] }));
+  };
+  const introspection: DatabaseIntrospector = {
+    getSchemas: () => db.introspection.getSchemas(),
+    getTables,
+    getMetadata: async () => ({ tables: await getTables() }),
+  };
+  return new Proxy(db, {
+    get(target, prop) {
+      if (prop === 'introspection') return introspection;
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }

@@ -226,7 +226,7 @@ test('keys are compared in constant time and only by hash (src/keys)', () => {
   expect(service).not.toMatch(/keyHash\s*===|===\s*record\.keyHash/);
 });
 
-test('opUrl sanity (the operations list covers the spec, the pool directory, LP returns, house edge and /usage)', () => {
-  expect(OPERATIONS.length).toBe(24);
+test('opUrl sanity (the operations list covers the spec, the pool directory, LP returns, house edge, /usage and the two audits)', () => {
+  expect(OPERATIONS.length).toBe(26);
   expect(opUrl(OPERATIONS[4]!)).toContain('user=');
 });
