@@ -52,7 +52,7 @@ export async function player(db: Kysely<Database>, q: PlayerQuery): Promise<Play
  *   index order (limit + offset rows; migration 0004, rollups/definitions.ts SORT_KEYS), total from its counter;
  * - a window holding every stored game → as all-time;
  * - startTime / endTime → the window (common.ts windowSource: rollup days or blocks + raw rows of partial first and last days): grows with the window;
- * - except usd_volume over a window without filter or keyset position (offset + limit < TOPN_MAX_DEPTH):
+ * - except usd_volume over a window without filter (offset + limit < TOPN_MAX_DEPTH, or a keyset position):
  *   the early-stopping top-N of topn.ts (docs/design.md §7 "Top-N over a window's parts"), same answer.
  * Ties break by user ascending (docs/design.md §4). token_* are null unless one token is implied.
  */
@@ -66,9 +66,14 @@ export async function players(db: Kysely<Database>, a: DialectAdapter, q: Player
   if (!windowed && filtered) return filteredPlayers(db, a, q, singleToken);
   // Windowed usd_volume without filter or keyset position: early-stopping top-N (topn.ts), which
   // answers undefined when the summing path below is the cheaper one.
-  if (windowed && !filtered && q.sortBy === 'usd_volume' && q.after === undefined && q.offset + q.limit < TOPN_MAX_DEPTH) {
-    const top = await topVolumeWindow(db, a, q.startTime, q.endTime, q.offset + q.limit + 1);
-    if (top) return pageOf(top.rows.slice(q.offset), q.limit, false, top.total);
+  if (windowed && !filtered && q.sortBy === 'usd_volume' && (q.after !== undefined || q.offset + q.limit < TOPN_MAX_DEPTH)) {
+    const offset = q.after === undefined ? q.offset : 0;
+    const after = q.after === undefined ? undefined : positionValues(q.after, keysetKinds('players')) as [string, string];
+    // A position whose value is no finite number is left to the summing path (afterSql).
+    if (!after || Number.isFinite(Number(after[0]))) {
+      const top = await topVolumeWindow(db, a, q.startTime, q.endTime, offset + q.limit + 1, after && { sk: Number(after[0]), player: after[1] });
+      if (top) return pageOf(top.rows.slice(offset), q.limit, false, top.total);
+    }
   }
   const source = windowed ? windowSource(a, { creator: q.creator, token: q.token, pool: q.pool }, q.startTime, q.endTime) : sql`select * from ru_user`;
   const order = aggregatedOrder(q.sortBy);

@@ -3,7 +3,7 @@ import { dayOf, MS_PER_DAY } from '../../core/index.js';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
 import { BLOCK_DAYS, blockOf, GAME_ROLLUP_COLUMNS } from '../rollups/definitions.js';
-import { activePlayers, AGG_SUMS, aggregatedOrder, num, rawDayPart } from './common.js';
+import { activePlayers, AGG_SUMS, num, rawDayPart } from './common.js';
 
 /**
  * Deepest position (offset + limit) the early-stopping top-N serves; deeper pages read the
@@ -56,7 +56,7 @@ async function windowParts(db: Kysely<Database>, startTime: number | undefined, 
 const list = (xs: readonly (string | number)[]): RawBuilder<unknown> => sql`(${sql.join(xs.map((x) => sql`${x}`))})`;
 
 /**
- * The window's grouped rows (player, every game rollup column, sk) of the given players only:
+ * The window's grouped rows (player, every game rollup column) of the given players only:
  * the same parts and grouping as the summing path (common.ts windowSource), restricted by the
  * primary keys (block, player) / (day, player).
  */
@@ -70,11 +70,31 @@ async function randomAccess(db: Kysely<Database>, a: DialectAdapter, w: WindowPa
     if (w.days.length) parts.push(sql`select player, ${sums} from ru_day_user where day in ${list(w.days)} and player in ${ps}`);
     // The cut days' raw games exactly as windowSource reads them, then kept for these players.
     for (const r of w.raw) parts.push(sql`select * from (${rawDayPart(a, {}, r.day, r.from, r.to)}) g where player in ${ps}`);
-    const rows = await sql<Record<string, unknown>>`select player, ${AGG_SUMS}, ${aggregatedOrder('usd_volume')} as sk
+    const rows = await sql<Record<string, unknown>>`select player, ${AGG_SUMS}
       from (${sql.join(parts, sql` union all `)}) s group by player`.execute(db);
     out.push(...rows.rows);
   }
   return out;
+}
+
+/**
+ * Random access: each player's USD volume over the window's parts (their rows by primary key,
+ * the cut days' raw games), summed in JS over the values sorted ascending — the same doubles give
+ * the same sum whatever order the database returns them in, so equal rows make exact ties (a
+ * GROUP BY's sum of doubles depends on the order its input arrives in).
+ */
+async function volumes(db: Kysely<Database>, w: WindowParts, players: string[]): Promise<Ranked[]> {
+  const values = new Map<string, number[]>(players.map((p) => [p, []]));
+  for (let i = 0; i < players.length; i += RANDOM_CHUNK) {
+    const ps = list(players.slice(i, i + RANDOM_CHUNK));
+    const parts: RawBuilder<unknown>[] = [];
+    if (w.blocks.length) parts.push(sql`select player, usd_wager as v from ru_block_user where block in ${list(w.blocks)} and player in ${ps}`);
+    if (w.days.length) parts.push(sql`select player, usd_wager as v from ru_day_user where day in ${list(w.days)} and player in ${ps}`);
+    for (const r of w.raw) parts.push(sql`select player, usd_wager as v from games where day = ${r.day} and time_ms >= ${r.from} and time_ms < ${r.to} and player in ${ps}`);
+    const rows = await sql<{ player: string; v: unknown }>`${sql.join(parts, sql` union all `)}`.execute(db);
+    for (const r of rows.rows) values.get(String(r.player))?.push(num(r.v));
+  }
+  return players.map((player) => ({ player, sk: values.get(player)!.sort((x, y) => x - y).reduce((s, v) => s + v, 0) }));
 }
 
 /** Distinct players of the window (with an endTime: the union of each part's player keys). */
@@ -126,8 +146,9 @@ const byRank = (x: Ranked, y: Ranked): number => y.sk - x.sk || (x.player < y.pl
  * totals of the players not seen before (random access), and stops once the depth-th best total
  * is above the sum of the lists' last values read (an exhausted list adds 0): no unseen player can
  * reach it, nor tie it, so ties at the boundary keep reading. The comparison allows a relative
- * SLACK for sums of doubles added in another order. Returns undefined when more than `budget`
- * rows would be read (the caller takes another path).
+ * SLACK for sums of doubles added in another order. `keep` ranks only the players it accepts (a
+ * keyset position: those after it); the bound holds for the others unchanged. Returns undefined
+ * when more than `budget` rows would be read (the caller takes another path).
  */
 export async function thresholdTopN<R extends Ranked>(
   lists: SortedList[],
@@ -135,6 +156,7 @@ export async function thresholdTopN<R extends Ranked>(
   depth: number,
   budget: number,
   batch = Math.max(depth, 32),
+  keep: (r: R) => boolean = () => true,
 ): Promise<R[] | undefined> {
   const state = lists.map((l) => ({ l, last: 0, done: false }));
   const seen = new Map<string, R>();
@@ -151,8 +173,9 @@ export async function thresholdTopN<R extends Ranked>(
       for (const r of batch) if (!seen.has(r.player)) fresh.add(r.player);
     }
     if (fresh.size > 0) for (const r of await lookup([...fresh])) seen.set(r.player, r);
+    // Players a keyset position excludes are seen (not looked up again) but not ranked.
     const threshold = state.reduce((s, p) => s + (p.done ? 0 : p.last), 0);
-    const ranked = [...seen.values()].sort(byRank);
+    const ranked = [...seen.values()].filter(keep).sort(byRank);
     const kth = ranked[depth - 1];
     if (state.every((p) => p.done) || (kth !== undefined && kth.sk > threshold * (1 + SLACK))) return ranked.slice(0, depth);
     if (read > budget) return undefined;
@@ -161,13 +184,13 @@ export async function thresholdTopN<R extends Ranked>(
 }
 
 /**
- * GET /players sorted by usd_volume over a window, without creator/token/pool filter or keyset
- * position: the first `depth` rows (grouped rows as the summing path's: player, every game
- * rollup column, sk = Σ usd_wager) and the window's player count, by Fagin's threshold algorithm
+ * GET /players sorted by usd_volume over a window, without creator/token/pool filter: the first
+ * `depth` rows (after the keyset position `after` — sk, then player — when given) (grouped rows as the summing path's: player, every game
+ * rollup column, usd_wager and sk = Σ usd_wager summed order-independently, see volumes) and the window's player count, by Fagin's threshold algorithm
  * over the window's parts (docs/design.md §7 "Top-N over a window's parts"): every whole 32-day
  * block (ru_block_user) and every edge day (ru_day_user) is a list sorted by usd_wager (indexes of
  * migration 0014), each cut day's raw games one more list (grouped in memory). Each round reads the
- * next rows of every list, sums each new player's whole window (randomAccess), and stops once the
+ * next rows of every list, sums each new player's whole window (volumes), and stops once the
  * depth-th best total is above the sum of the lists' last values read: no unseen player can reach
  * it, nor tie it (ties at the boundary keep reading). USD volumes are ≥ 0, so a player missing
  * from a list adds nothing there. Returns undefined — the caller takes the summing path — when the
@@ -180,6 +203,7 @@ export async function topVolumeWindow(
   startTime: number | undefined,
   endTime: number | undefined,
   depth: number,
+  after?: { sk: number; player: string },
 ): Promise<{ rows: Record<string, unknown>[]; total: number } | undefined> {
   const w = await windowParts(db, startTime, endTime);
   if (!w || w.blocks.length === 0) return undefined;
@@ -197,7 +221,11 @@ export async function topVolumeWindow(
     let pos = 0;
     lists.push({ next: async (size) => rows.slice(pos, (pos += size)) });
   }
-  const lookup = async (ps: string[]) => (await randomAccess(db, a, w, ps)).map((row) => ({ player: String(row.player), sk: num(row.sk), row }));
-  const top = await thresholdTopN(lists, lookup, depth, READ_BUDGET);
-  return top && { rows: top.map((t) => t.row), total };
+  const lookup = (ps: string[]) => volumes(db, w, ps);
+  const keep = after === undefined ? undefined : (r: Ranked) => r.sk < after.sk || (r.sk === after.sk && r.player > after.player);
+  const top = await thresholdTopN(lists, lookup, depth, READ_BUDGET, undefined, keep);
+  if (!top) return undefined;
+  // The page's rows as the summing path groups them, with the order-independent volume as usd_wager and sk.
+  const rows = new Map((await randomAccess(db, a, w, top.map((t) => t.player))).map((r) => [String(r.player), r]));
+  return { rows: top.map((t) => ({ ...rows.get(t.player), player: t.player, usd_wager: t.sk, sk: t.sk })), total };
 }
