@@ -184,18 +184,17 @@ export async function thresholdTopN<R extends Ranked>(
 }
 
 /**
- * GET /players sorted by usd_volume over a window, without creator/token/pool filter: the first
- * `depth` rows (after the keyset position `after` — sk, then player — when given) (grouped rows as the summing path's: player, every game
- * rollup column, usd_wager and sk = Σ usd_wager summed order-independently, see volumes) and the window's player count, by Fagin's threshold algorithm
- * over the window's parts (docs/design.md §7 "Top-N over a window's parts"): every whole 32-day
- * block (ru_block_user) and every edge day (ru_day_user) is a list sorted by usd_wager (indexes of
- * migration 0014), each cut day's raw games one more list (grouped in memory). Each round reads the
- * next rows of every list, sums each new player's whole window (volumes), and stops once the
- * depth-th best total is above the sum of the lists' last values read: no unseen player can reach
- * it, nor tie it (ties at the boundary keep reading). USD volumes are ≥ 0, so a player missing
- * from a list adds nothing there. Returns undefined — the caller takes the summing path — when the
- * window lies within one block's days (no whole block), has at most 4 × depth players, or the
- * lists would need more than READ_BUDGET rows. Rows are ordered sk desc, player asc.
+ * GET /players sorted by usd_volume over a window, without creator/token/pool filter
+ * (docs/design.md §7 "Top-N over a window's parts"): the first `depth` rows after the keyset
+ * position `after` (sk, then player; from the start when absent), ordered sk desc then player asc,
+ * and the window's player count. Rows are the summing path's grouped rows (player, every game
+ * rollup column) with usd_wager = sk = the player's USD volume summed order-independently
+ * (volumes). Method: thresholdTopN over the window's parts — every whole 32-day block
+ * (ru_block_user) and every edge day (ru_day_user) a list read in usd_wager order (indexes of
+ * migration 0014), each cut day's raw games one more list (grouped once, held in memory). USD
+ * volumes are ≥ 0, so a player missing from a list adds nothing there. Returns undefined — the
+ * caller takes the summing path — when the window holds no whole block, has at most 4 × depth
+ * players, or the lists would need more than READ_BUDGET rows.
  */
 export async function topVolumeWindow(
   db: Kysely<Database>,
