@@ -52,7 +52,7 @@ export async function player(db: Kysely<Database>, q: PlayerQuery): Promise<Play
  *   index order (limit + offset rows; migration 0004, rollups/definitions.ts SORT_KEYS), total from its counter;
  * - a window holding every stored game → as all-time;
  * - startTime / endTime → the window (common.ts windowSource: rollup days or blocks + raw rows of partial first and last days): grows with the window;
- * - except usd_volume over a window without filter (offset + limit < TOPN_MAX_DEPTH, or a keyset position):
+ * - except usd_volume over a window without filter (offset + limit < TOPN_MAX_DEPTH; with a keyset position, limit):
  *   the early-stopping top-N of topn.ts (docs/design.md §7 "Top-N over a window's parts"), same answer.
  * Ties break by user ascending (docs/design.md §4). token_* are null unless one token is implied.
  */
@@ -66,7 +66,7 @@ export async function players(db: Kysely<Database>, a: DialectAdapter, q: Player
   if (!windowed && filtered) return filteredPlayers(db, a, q, singleToken);
   // Windowed usd_volume without filter or keyset position: early-stopping top-N (topn.ts), which
   // answers undefined when the summing path below is the cheaper one.
-  if (windowed && !filtered && q.sortBy === 'usd_volume' && (q.after !== undefined || q.offset + q.limit < TOPN_MAX_DEPTH)) {
+  if (windowed && !filtered && q.sortBy === 'usd_volume' && (q.after === undefined ? q.offset : 0) + q.limit < TOPN_MAX_DEPTH) {
     const offset = q.after === undefined ? q.offset : 0;
     const after = q.after === undefined ? undefined : positionValues(q.after, keysetKinds('players')) as [string, string];
     // A position whose value is no finite number is left to the summing path (afterSql).

@@ -12,7 +12,7 @@ import { activePlayers, AGG_SUMS, num, rawDayPart } from './common.js';
 export const TOPN_MAX_DEPTH = 1000;
 
 /** Rows read by sorted access (all lists together) before the top-N gives up for the summing path. */
-const READ_BUDGET = 200_000;
+const READ_BUDGET = 50_000;
 
 /** Players asked per random-access query (bound parameters stay far below both engines' limits). */
 const RANDOM_CHUNK = 500;
