@@ -129,9 +129,18 @@ export function windowSource(a: DialectAdapter, f: GameFilter, startTime: number
     // The end block's days before the end day, when it is another block.
     if (e !== undefined && b1 !== undefined && b1 > b0) parts.push(sql`select player, ${sums} from ru_day_user where day >= ${b1 * BLOCK_DAYS} and day < ${e}`);
   }
-  if (startTime !== undefined) parts.push(sql`select player, ${rows} from games where day = ${d} and time_ms >= ${startTime} and time_ms < ${(d + 1) * MS_PER_DAY} ${cf}`);
-  if (endTime !== undefined && e !== undefined) parts.push(sql`select player, ${rows} from games where day = ${e} and time_ms >= ${e * MS_PER_DAY} and time_ms < ${endTime} ${cf}`);
+  if (startTime !== undefined) parts.push(rawDayPart(a, f, d, startTime, (d + 1) * MS_PER_DAY));
+  if (endTime !== undefined && e !== undefined) parts.push(rawDayPart(a, f, e, e * MS_PER_DAY, endTime));
   return sql.join(parts, sql` union all `);
+}
+
+/**
+ * The raw games of UTC day `day` with from ≤ time_ms < to (ms, inside that day) matching `f`, as
+ * rows of game sums per player (`player` + the GameSums columns): a cut edge of a window
+ * (windowSource). Bounded on both sides of `time_ms` (see windowSource).
+ */
+export function rawDayPart(a: DialectAdapter, f: GameFilter, day: number, from: number, to: number): RawBuilder<unknown> {
+  return sql`select player, ${rowAsRollup(a)} from games where day = ${day} and time_ms >= ${from} and time_ms < ${to} ${filterSql(f)}`;
 }
 
 /** Exact token sums from summed 32-bit halves (core/u64.ts). */

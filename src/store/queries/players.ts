@@ -5,6 +5,7 @@ import type { KeysetPosition, LeaderboardEntry, PlayerQuery, PlayerResult, Playe
 import { GAME_ROLLUP_COLUMNS, playerCounterName, SORT_KEYS, type RollupTable } from '../rollups/definitions.js';
 import { AGG_SUMS, aggregatedOrder, counter, coversHistory, filterSql, num, poolToken, tokenSums, windowSource } from './common.js';
 import { keysetKinds, positionValues } from './keyset.js';
+import { topVolumeWindow, TOPN_MAX_DEPTH } from './topn.js';
 
 /** A per-player rollup row's columns (rollups/definitions.ts), as read by the all-time leaderboards. */
 const ROW_COLUMNS = sql.raw(GAME_ROLLUP_COLUMNS.join(', '));
@@ -50,7 +51,9 @@ export async function player(db: Kysely<Database>, q: PlayerQuery): Promise<Play
  * - all-time with creator/token/pool → the per-player rollup of that filter shape, read in
  *   index order (limit + offset rows; migration 0004, rollups/definitions.ts SORT_KEYS), total from its counter;
  * - a window holding every stored game → as all-time;
- * - startTime / endTime → the window (common.ts windowSource: rollup days or blocks + raw rows of partial first and last days): grows with the window.
+ * - startTime / endTime → the window (common.ts windowSource: rollup days or blocks + raw rows of partial first and last days): grows with the window;
+ * - except usd_volume over a window without filter (offset + limit < TOPN_MAX_DEPTH; with a keyset position, limit):
+ *   the early-stopping top-N of topn.ts (docs/design.md §7 "Top-N over a window's parts"), same answer.
  * Ties break by user ascending (docs/design.md §4). token_* are null unless one token is implied.
  */
 export async function players(db: Kysely<Database>, a: DialectAdapter, q: PlayersQuery): Promise<PlayersResult> {
@@ -61,6 +64,17 @@ export async function players(db: Kysely<Database>, a: DialectAdapter, q: Player
   const windowed = q.startTime !== undefined || q.endTime !== undefined;
   if (!windowed && !filtered && (q.sortBy === 'usd_profit' || q.sortBy === 'usd_volume')) return topPlayers(db, a, q);
   if (!windowed && filtered) return filteredPlayers(db, a, q, singleToken);
+  // Windowed usd_volume without filter or keyset position: early-stopping top-N (topn.ts), which
+  // answers undefined when the summing path below is the cheaper one.
+  if (windowed && !filtered && q.sortBy === 'usd_volume' && (q.after === undefined ? q.offset : 0) + q.limit < TOPN_MAX_DEPTH) {
+    const offset = q.after === undefined ? q.offset : 0;
+    const after = q.after === undefined ? undefined : positionValues(q.after, keysetKinds('players')) as [string, string];
+    // A position whose value is no finite number is left to the summing path (afterSql).
+    if (!after || Number.isFinite(Number(after[0]))) {
+      const top = await topVolumeWindow(db, a, q.startTime, q.endTime, offset + q.limit + 1, after && { sk: Number(after[0]), player: after[1] });
+      if (top) return pageOf(top.rows.slice(offset), q.limit, false, top.total);
+    }
+  }
   const source = windowed ? windowSource(a, { creator: q.creator, token: q.token, pool: q.pool }, q.startTime, q.endTime) : sql`select * from ru_user`;
   const order = aggregatedOrder(q.sortBy);
   // The window's players are counted in the same pass (count over the grouped rows, before

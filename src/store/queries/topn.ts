@@ -1,0 +1,230 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { dayOf, MS_PER_DAY } from '../../core/index.js';
+import type { DialectAdapter } from '../dialect.js';
+import type { Database } from '../schema.js';
+import { BLOCK_DAYS, blockOf, GAME_ROLLUP_COLUMNS } from '../rollups/definitions.js';
+import { activePlayers, AGG_SUMS, num, rawDayPart } from './common.js';
+
+/**
+ * Deepest position (offset + limit) the early-stopping top-N serves; deeper pages read the
+ * summing path (docs/design.md §7 "Top-N over a window's parts").
+ */
+export const TOPN_MAX_DEPTH = 1000;
+
+/** Rows read by sorted access (all lists together) before the top-N gives up for the summing path. */
+const READ_BUDGET = 50_000;
+
+/** Players asked per random-access query (bound parameters stay far below both engines' limits). */
+const RANDOM_CHUNK = 500;
+
+/** Relative slack on the threshold: sums of doubles added in another order differ by a few ulps. */
+const SLACK = 1e-9;
+
+/** A window of an unfiltered leaderboard: its whole blocks, edge days and raw cut days (as common.ts windowSource). */
+interface WindowParts {
+  blocks: number[];
+  days: number[];
+  raw: { day: number; from: number; to: number }[];
+}
+
+/** The parts windowSource reads for an unfiltered window, or undefined when the window lies in one UTC day. */
+async function windowParts(db: Kysely<Database>, startTime: number | undefined, endTime: number | undefined): Promise<WindowParts | undefined> {
+  const d = startTime === undefined ? -1 : dayOf(startTime);
+  const e = endTime === undefined ? undefined : dayOf(endTime);
+  if (e !== undefined && startTime !== undefined && e <= d) return undefined;
+  const b0 = blockOf(d);
+  const b1 = e === undefined ? undefined : blockOf(e);
+  // Only blocks holding games are lists (two seeks on the primary key).
+  const r = await sql<{ lo: unknown; hi: unknown }>`select (select min(block) from ru_block_user) as lo, (select max(block) from ru_block_user) as hi`.execute(db);
+  const lo = r.rows[0]?.lo, hi = r.rows[0]?.hi;
+  const blocks: number[] = [];
+  if (lo !== null && lo !== undefined && hi !== null && hi !== undefined) {
+    const end = Math.min(b1 ?? Infinity, num(hi) + 1);
+    for (let b = Math.max(b0 + 1, num(lo)); b < end; b++) blocks.push(b);
+  }
+  const days: number[] = [];
+  const startBlockEnd = (b0 + 1) * BLOCK_DAYS;
+  for (let day = Math.max(d + 1, 0); day < (e === undefined ? startBlockEnd : Math.min(startBlockEnd, e)); day++) days.push(day);
+  if (e !== undefined && b1 !== undefined && b1 > b0) for (let day = b1 * BLOCK_DAYS; day < e; day++) days.push(day);
+  const raw: WindowParts['raw'] = [];
+  if (startTime !== undefined) raw.push({ day: d, from: startTime, to: (d + 1) * MS_PER_DAY });
+  if (endTime !== undefined && e !== undefined) raw.push({ day: e, from: e * MS_PER_DAY, to: endTime });
+  return { blocks, days, raw };
+}
+
+/** `(a, b, …)` of bound values. */
+const list = (xs: readonly (string | number)[]): RawBuilder<unknown> => sql`(${sql.join(xs.map((x) => sql`${x}`))})`;
+
+/**
+ * The window's grouped rows (player, every game rollup column) of the given players only:
+ * the same parts and grouping as the summing path (common.ts windowSource), restricted by the
+ * primary keys (block, player) / (day, player).
+ */
+async function randomAccess(db: Kysely<Database>, a: DialectAdapter, w: WindowParts, players: string[]): Promise<Record<string, unknown>[]> {
+  const sums = sql.raw(GAME_ROLLUP_COLUMNS.join(', '));
+  const out: Record<string, unknown>[] = [];
+  for (let i = 0; i < players.length; i += RANDOM_CHUNK) {
+    const ps = list(players.slice(i, i + RANDOM_CHUNK));
+    const parts: RawBuilder<unknown>[] = [];
+    if (w.blocks.length) parts.push(sql`select player, ${sums} from ru_block_user where block in ${list(w.blocks)} and player in ${ps}`);
+    if (w.days.length) parts.push(sql`select player, ${sums} from ru_day_user where day in ${list(w.days)} and player in ${ps}`);
+    // The cut days' raw games exactly as windowSource reads them, then kept for these players.
+    for (const r of w.raw) parts.push(sql`select * from (${rawDayPart(a, {}, r.day, r.from, r.to)}) g where player in ${ps}`);
+    const rows = await sql<Record<string, unknown>>`select player, ${AGG_SUMS}
+      from (${sql.join(parts, sql` union all `)}) s group by player`.execute(db);
+    out.push(...rows.rows);
+  }
+  return out;
+}
+
+/**
+ * Random access: each player's USD volume over the window's parts (their rows by primary key,
+ * the cut days' raw games), summed in JS over the values sorted ascending — the same doubles give
+ * the same sum whatever order the database returns them in, so equal rows make exact ties (a
+ * GROUP BY's sum of doubles depends on the order its input arrives in).
+ */
+async function volumes(db: Kysely<Database>, w: WindowParts, players: string[]): Promise<Ranked[]> {
+  const values = new Map<string, number[]>(players.map((p) => [p, []]));
+  for (let i = 0; i < players.length; i += RANDOM_CHUNK) {
+    const ps = list(players.slice(i, i + RANDOM_CHUNK));
+    const parts: RawBuilder<unknown>[] = [];
+    if (w.blocks.length) parts.push(sql`select player, usd_wager as v from ru_block_user where block in ${list(w.blocks)} and player in ${ps}`);
+    if (w.days.length) parts.push(sql`select player, usd_wager as v from ru_day_user where day in ${list(w.days)} and player in ${ps}`);
+    for (const r of w.raw) parts.push(sql`select player, usd_wager as v from games where day = ${r.day} and time_ms >= ${r.from} and time_ms < ${r.to} and player in ${ps}`);
+    const rows = await sql<{ player: string; v: unknown }>`${sql.join(parts, sql` union all `)}`.execute(db);
+    for (const r of rows.rows) values.get(String(r.player))?.push(num(r.v));
+  }
+  return players.map((player) => ({ player, sk: values.get(player)!.sort((x, y) => x - y).reduce((s, v) => s + v, 0) }));
+}
+
+/** Distinct players of the window (with an endTime: the union of each part's player keys). */
+async function windowPlayers(db: Kysely<Database>, w: WindowParts, startTime: number | undefined, endTime: number | undefined): Promise<number> {
+  // Open towards now: players whose last play is ≥ startTime (common.ts activePlayers).
+  if (endTime === undefined && startTime !== undefined) return (await activePlayers(db, startTime, {})).get('') ?? 0;
+  const parts: RawBuilder<unknown>[] = [];
+  if (w.blocks.length) parts.push(sql`select player from ru_block_user where block in ${list(w.blocks)}`);
+  if (w.days.length) parts.push(sql`select player from ru_day_user where day in ${list(w.days)}`);
+  for (const r of w.raw) parts.push(sql`select player from games where day = ${r.day} and time_ms >= ${r.from} and time_ms < ${r.to}`);
+  const r = await sql<{ n: unknown }>`select count(*) as n from (${sql.join(parts, sql` union `)}) u`.execute(db);
+  return num(r.rows[0]?.n);
+}
+
+/** A block's or a day's players as a sorted list (index of migration 0014), continued from the last row read by keyset. */
+function rollupList(db: Kysely<Database>, table: 'ru_block_user' | 'ru_day_user', col: 'block' | 'day', n: number): SortedList {
+  let last: { player: string; v: number } | null = null;
+  return {
+    async next(size) {
+      const after = last === null ? sql`` : sql`and usd_wager <= ${last.v} and (usd_wager < ${last.v} or player > ${last.player})`;
+      const r = await sql<{ player: string; v: unknown }>`select player, usd_wager as v from ${sql.raw(table)}
+        where ${sql.raw(col)} = ${n} ${after} order by usd_wager desc, player asc limit ${size}`.execute(db);
+      const rows = r.rows.map((x) => ({ player: String(x.player), v: num(x.v) }));
+      if (rows.length > 0) last = rows[rows.length - 1]!;
+      return rows;
+    },
+  };
+}
+
+/** One list of the threshold algorithm: `next(size)` returns its next rows, best first (v ≥ 0, ties by player ascending); fewer than `size` once it is exhausted. */
+export interface SortedList {
+  next(size: number): Promise<{ player: string; v: number }[]>;
+}
+
+/** A player's exact total over every list (random access) and what the caller keeps with it. */
+export interface Ranked {
+  player: string;
+  sk: number;
+}
+
+/** Order of a leaderboard: sort value descending, then player ascending (docs/design.md §4). */
+const byRank = (x: Ranked, y: Ranked): number => y.sk - x.sk || (x.player < y.player ? -1 : x.player > y.player ? 1 : 0);
+
+/**
+ * Fagin's threshold algorithm (docs/design.md §7 "Top-N over a window's parts"): the first
+ * `depth` players by Σ of their values over `lists` (each value ≥ 0, a player absent from a list
+ * adds 0), ordered total desc then player asc. Each round reads the next rows of every list
+ * (sorted access; batches of `batch` rows, default max(depth, 32), doubling up to 4096), asks `lookup` for the exact
+ * totals of the players not seen before (random access), and stops once the depth-th best total
+ * is above the sum of the lists' last values read (an exhausted list adds 0): no unseen player can
+ * reach it, nor tie it, so ties at the boundary keep reading. The comparison allows a relative
+ * SLACK for sums of doubles added in another order. `keep` ranks only the players it accepts (a
+ * keyset position: those after it); the bound holds for the others unchanged. Returns undefined
+ * when more than `budget` rows would be read (the caller takes another path).
+ */
+export async function thresholdTopN<R extends Ranked>(
+  lists: SortedList[],
+  lookup: (players: string[]) => Promise<R[]>,
+  depth: number,
+  budget: number,
+  batch = Math.max(depth, 32),
+  keep: (r: R) => boolean = () => true,
+): Promise<R[] | undefined> {
+  const state = lists.map((l) => ({ l, last: 0, done: false }));
+  const seen = new Map<string, R>();
+  let size = batch;
+  let read = 0;
+  for (;;) {
+    const fresh = new Set<string>();
+    for (const p of state) {
+      if (p.done) continue;
+      const batch = await p.l.next(size);
+      read += batch.length;
+      if (batch.length > 0) p.last = batch[batch.length - 1]!.v;
+      if (batch.length < size) p.done = true;
+      for (const r of batch) if (!seen.has(r.player)) fresh.add(r.player);
+    }
+    if (fresh.size > 0) for (const r of await lookup([...fresh])) seen.set(r.player, r);
+    // Players a keyset position excludes are seen (not looked up again) but not ranked.
+    const threshold = state.reduce((s, p) => s + (p.done ? 0 : p.last), 0);
+    const ranked = [...seen.values()].filter(keep).sort(byRank);
+    const kth = ranked[depth - 1];
+    if (state.every((p) => p.done) || (kth !== undefined && kth.sk > threshold * (1 + SLACK))) return ranked.slice(0, depth);
+    if (read > budget) return undefined;
+    size = Math.min(size * 2, 4096);
+  }
+}
+
+/**
+ * GET /players sorted by usd_volume over a window, without creator/token/pool filter
+ * (docs/design.md §7 "Top-N over a window's parts"): the first `depth` rows after the keyset
+ * position `after` (sk, then player; from the start when absent), ordered sk desc then player asc,
+ * and the window's player count. Rows are the summing path's grouped rows (player, every game
+ * rollup column) with usd_wager = sk = the player's USD volume summed order-independently
+ * (volumes). Method: thresholdTopN over the window's parts — every whole 32-day block
+ * (ru_block_user) and every edge day (ru_day_user) a list read in usd_wager order (indexes of
+ * migration 0014), each cut day's raw games one more list (grouped once, held in memory). USD
+ * volumes are ≥ 0, so a player missing from a list adds nothing there. Returns undefined — the
+ * caller takes the summing path — when the window holds no whole block, has at most 4 × depth
+ * players, or the lists would need more than READ_BUDGET rows.
+ */
+export async function topVolumeWindow(
+  db: Kysely<Database>,
+  a: DialectAdapter,
+  startTime: number | undefined,
+  endTime: number | undefined,
+  depth: number,
+  after?: { sk: number; player: string },
+): Promise<{ rows: Record<string, unknown>[]; total: number } | undefined> {
+  const w = await windowParts(db, startTime, endTime);
+  if (!w || w.blocks.length === 0) return undefined;
+  const total = await windowPlayers(db, w, startTime, endTime);
+  if (total <= 4 * depth) return undefined;
+  const lists: SortedList[] = [
+    ...w.blocks.map((n) => rollupList(db, 'ru_block_user', 'block', n)),
+    ...w.days.map((n) => rollupList(db, 'ru_day_user', 'day', n)),
+  ];
+  for (const r of w.raw) {
+    const g = await sql<{ player: string; v: unknown }>`select player, sum(usd_wager) as v from games
+      where day = ${r.day} and time_ms >= ${r.from} and time_ms < ${r.to} group by player`.execute(db);
+    const rows = g.rows.map((x) => ({ player: String(x.player), v: num(x.v) }));
+    rows.sort((x, y) => y.v - x.v || (x.player < y.player ? -1 : x.player > y.player ? 1 : 0));
+    let pos = 0;
+    lists.push({ next: async (size) => rows.slice(pos, (pos += size)) });
+  }
+  const lookup = (ps: string[]) => volumes(db, w, ps);
+  const keep = after === undefined ? undefined : (r: Ranked) => r.sk < after.sk || (r.sk === after.sk && r.player > after.player);
+  const top = await thresholdTopN(lists, lookup, depth, READ_BUDGET, undefined, keep);
+  if (!top) return undefined;
+  // The page's rows as the summing path groups them, with the order-independent volume as usd_wager and sk.
+  const rows = new Map((await randomAccess(db, a, w, top.map((t) => t.player))).map((r) => [String(r.player), r]));
+  return { rows: top.map((t) => ({ ...rows.get(t.player), player: t.player, usd_wager: t.sk, sk: t.sk })), total };
+}
