@@ -67,10 +67,15 @@ export function createTriggeredPasses(o: TriggeredPassesOptions): TriggeredPasse
       }
       const id = newId();
       const startsAt = lastStartedAt + o.minIntervalMs;
-      const timer = setTimeout(() => {
-        if (!stopped && next?.id === id) start(id);
-      }, startsAt - now);
-      next = { id, startsAt, timer };
+      // Node's timers run on a monotonic clock and may fire a millisecond before the injected
+      // clock reaches `startsAt`: re-arm for the rest, so the pass never starts before it said.
+      const fire = (): void => {
+        if (stopped || next?.id !== id) return;
+        const left = startsAt - o.clock.now();
+        if (left > 0) next.timer = setTimeout(fire, left);
+        else start(id);
+      };
+      next = { id, startsAt, timer: setTimeout(fire, startsAt - now) };
       return { passId: id, alreadyRunning: false, scheduled: true, startedAt: startsAt };
     },
     runNow() {
