@@ -228,6 +228,10 @@ async function measureApi(ds: Dataset, ops: Operation[], headers: Record<string,
   const b = await startApi(ds, undefined);
   try {
     for (const op of ops) {
+      if (op.cacheable === false) {
+        log(`cached ${op.name}: not measured (streamed, never cached)`);
+        continue;
+      }
       const path = op.path(0);
       // The response cache announces itself with an ETag (live answers such as /status may not carry one).
       const p = await probe(b.url, path, headers);
@@ -244,7 +248,7 @@ async function measureApi(ds: Dataset, ops: Operation[], headers: Record<string,
     }
     let soak: NonNullable<typeof result.apiRss>['soak'];
     if (soakS > 0) {
-      const paths = ops.flatMap((op) => [0, 1, 2, 3].map((i) => op.path(i)));
+      const paths = ops.filter((op) => op.cacheable !== false).flatMap((op) => [0, 1, 2, 3].map((i) => op.path(i)));
       const startBytes = b.child.rss();
       let maxBytes = startBytes;
       let minBytes = startBytes;
