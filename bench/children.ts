@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
@@ -38,8 +40,10 @@ function procStatus(pid: number, field: string): number {
 }
 
 export interface SpawnOptions {
-  /** Script path relative to the repository root, run with `node --import tsx`. */
+  /** Script path relative to the repository root, run with `node --import tsx` (plain `node` when `compiled`). */
   script: string;
+  /** The script is JavaScript (e.g. `bin/gamba-analytics.js` over dist/): run without tsx. */
+  compiled?: boolean;
   args?: string[];
   env?: Record<string, string | undefined>;
   /** A stdout line that says the child is ready (its groups are returned). */
@@ -51,7 +55,7 @@ export interface SpawnOptions {
 
 export async function spawnChild(o: SpawnOptions): Promise<Child> {
   const t0 = performance.now();
-  const child: ChildProcess = spawn(process.execPath, [...(o.nodeArgs ?? []), '--import', 'tsx', o.script, ...(o.args ?? [])], {
+  const child: ChildProcess = spawn(process.execPath, [...(o.nodeArgs ?? []), ...(o.compiled ? [] : ['--import', 'tsx']), o.script, ...(o.args ?? [])], {
     cwd: ROOT,
     env: { ...process.env, ...o.env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -123,4 +127,45 @@ export async function spawnChild(o: SpawnOptions): Promise<Child> {
       clearTimeout(t);
     },
   };
+}
+
+/**
+ * How the API server children run: by default the compiled CLI, `bin/gamba-analytics.js` over
+ * dist/, exactly what `npm start` runs (docs/benchmarks.md "What runs where"); with `--api-tsx`
+ * the same CLI from sources under tsx (`bench/entries/cli.ts`), as earlier benchmarks ran it.
+ */
+export interface ApiEntry {
+  script: string;
+  compiled: boolean;
+  /** Node flags of the API children (`--api-node-flags`). */
+  nodeArgs?: string[];
+}
+
+/** The compiled CLI (as users run it). */
+export const API_DIST: ApiEntry = { script: 'bin/gamba-analytics.js', compiled: true };
+/** The CLI from sources under tsx (`--api-tsx`). */
+export const API_TSX: ApiEntry = { script: 'bench/entries/cli.ts', compiled: false };
+
+/** Newest modification time (ms) of the files under `dir`, 0 when there are none. */
+function newestMtimeMs(dir: string): number {
+  let newest = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!e.isFile()) continue;
+    newest = Math.max(newest, statSync(join(e.parentPath, e.name)).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * Makes dist/ current for the compiled API children: when dist/cli/main.js is missing or older
+ * than any file under src/, runs the server part of `npm run build` (`tsc -p tsconfig.build.json`;
+ * the dashboard bundle and the client package are not needed to serve the API). Returns whether
+ * it built.
+ */
+export function ensureBuilt(log: (m: string) => void): boolean {
+  const main = join(ROOT, 'dist', 'cli', 'main.js');
+  if (existsSync(main) && statSync(main).mtimeMs >= newestMtimeMs(join(ROOT, 'src'))) return false;
+  log('dist/ is missing or older than src/: building it (tsc -p tsconfig.build.json)…');
+  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+  return true;
 }

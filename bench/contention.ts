@@ -4,7 +4,7 @@ import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { spawnChild, type Child } from './children.js';
+import { spawnChild, type ApiEntry, type Child } from './children.js';
 import type { Dataset } from './dataset.js';
 import { measureLatency, type Latency } from './load.js';
 import type { Operation } from './operations.js';
@@ -71,6 +71,8 @@ export async function measureUnderIngest(o: {
   chainGames: number;
   concurrency: number;
   logLevel: string;
+  /** How the API server children run (compiled dist/ or tsx). */
+  api: ApiEntry;
   log: (m: string) => void;
 }): Promise<UnderIngestFigures> {
   if (o.ds.store.kind !== 'sqlite') throw new Error('API under ingest: SQLite datasets only');
@@ -81,7 +83,7 @@ export async function measureUnderIngest(o: {
     const path = copySqlite(o.ds.store.path, dir);
     const serveEnv = { DATABASE_URL: `sqlite:${path}`, LOG_LEVEL: o.logLevel, CACHE_TTL_MS: '0' };
     const idle = new Map<string, Latency>();
-    const a = await spawnChild({ script: 'bench/entries/cli.ts', args: ['serve', '--no-indexer', '--host', '127.0.0.1', '--port', '0'], env: { ...serveEnv, SOLANA_RPC_URL: undefined }, ready: /listening on (http:\/\/[^\s)]+)/ });
+    const a = await spawnChild({ ...o.api, args: ['serve', '--no-indexer', '--host', '127.0.0.1', '--port', '0'], env: { ...serveEnv, SOLANA_RPC_URL: undefined }, ready: /listening on (http:\/\/[^\s)]+)/ });
     let before: number;
     try {
       for (const op of o.ops) idle.set(op.name, await measureLatency(a.ready[1]!, (i) => op.path(i), o.requests, headers));
@@ -100,7 +102,7 @@ export async function measureUnderIngest(o: {
     const urls = JSON.parse(sim.ready[1]!) as SimUrls;
     await sim.waitLine(/^ready/, 3_600_000);
     const b = await spawnChild({
-      script: 'bench/entries/cli.ts',
+      ...o.api,
       args: ['serve', '--host', '127.0.0.1', '--port', '0'],
       env: {
         ...serveEnv,
@@ -178,11 +180,13 @@ export async function measureNoisyNeighbour(o: {
   requests: number;
   connections: number;
   logLevel: string;
+  /** How the API server child runs (compiled dist/ or tsx). */
+  api: ApiEntry;
   log: (m: string) => void;
 }): Promise<NoisyNeighbourFigures> {
   const databaseUrl = o.ds.store.kind === 'sqlite' ? `sqlite:${o.ds.store.path}` : o.ds.store.url;
   const server = await spawnChild({
-    script: 'bench/entries/cli.ts',
+    ...o.api,
     args: ['serve', '--no-indexer', '--host', '127.0.0.1', '--port', '0'],
     env: { DATABASE_URL: databaseUrl, LOG_LEVEL: o.logLevel, CACHE_TTL_MS: '0', SOLANA_RPC_URL: undefined },
     ready: /listening on (http:\/\/[^\s)]+)/,

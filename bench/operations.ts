@@ -9,6 +9,12 @@ import type { DatasetMeta } from './dataset.js';
 export interface Operation {
   name: string;
   path(i: number): string;
+  /**
+   * False for streamed answers the response cache never keeps (exports): they get the uncached
+   * latency run only — a cached-throughput run of them (2,000 warm-up requests, each streaming
+   * every matching row) would measure the store, not the cache — and stay out of the soak mix.
+   */
+  cacheable?: boolean;
 }
 
 /** A class of window lengths (ms): `startTime` = newest block time − a length drawn uniformly in [minMs, maxMs]. */
@@ -87,7 +93,7 @@ export function operations(m: DatasetMeta): Operation[] {
     { name: 'poolChanges', path: (i) => q('/events/poolChanges', { pool: pool(i), itemsPerPage: 1 + (i % 100) }) },
     // Exports (docs/design.md §11): every matching row, so bounded filters (one player's games, a
     // player leaderboard walked by cursor pages); whole-history exports are not request-sized.
-    { name: 'settledGames user ndjson export', path: (i) => q('/events/settledGames', { user: user(i), format: 'ndjson' }) },
+    { name: 'settledGames user ndjson export', path: (i) => q('/events/settledGames', { user: user(i), format: 'ndjson' }), cacheable: false },
     { name: 'players creator cursor page', path: (i) => q('/players', { creator: creator(i), limit: 100 }) },
     { name: 'platforms', path: (i) => q('/platforms', { days: 1 + (i % 365), sortBy: i % 2 ? 'usd_revenue' : 'usd_volume' }) },
     { name: 'platforms-by-pool', path: (i) => q('/platforms-by-pool', { pool: pool(i) }) },

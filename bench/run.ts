@@ -9,7 +9,7 @@ import { createStore } from '../src/store/index.js';
 import type { StoreConfig } from '../src/config/index.js';
 import { measureIngest, measureSimulator, type IngestFigures, type SimulatorFigures } from './chain.js';
 import { CONTENTION_P99_MS, measureNoisyNeighbour, measureUnderIngest, type NoisyNeighbourFigures, type UnderIngestFigures } from './contention.js';
-import { spawnChild, type Child } from './children.js';
+import { API_DIST, API_TSX, ensureBuilt, spawnChild, type ApiEntry, type Child } from './children.js';
 import { prepareDataset, type Dataset } from './dataset.js';
 import { FRESHNESS_P99_MS, measureFreshness, measureSources, SOURCES_MIN_RATIO, type FreshnessFigures, type SourcesFigures } from './sources.js';
 import { measureIsolation, type IsolationFigures } from './isolation.js';
@@ -28,6 +28,7 @@ interface Flags {
   ingestConcurrency: number;
   ingestNodeFlags: string[];
   apiNodeFlags: string[];
+  apiTsx: boolean;
   underIngestGames?: number;
   neighbourConnections: number;
   soak?: number;
@@ -61,6 +62,7 @@ const program = new Command('bench')
   .option('--ingest-games <n>', 'games in the ingest benchmark (default 50,000; quick 10,000)', posInt)
   .option('--ingest-concurrency <n>', 'RPC_CONCURRENCY of the indexer in the ingest benchmark', posInt, 8)
   .option('--api-node-flags <flags>', 'space-separated node flags for the API server child (e.g. "--max-semi-space-size=4")', (v) => v.split(' ').filter(Boolean), [] as string[])
+  .option('--api-tsx', 'run the API server children from sources under tsx (default: the compiled CLI over dist/, as `npm start`; dist/ is built first when older than src/)', false)
   .option('--ingest-node-flags <flags>', 'space-separated node flags for the ingest processes (e.g. "--max-semi-space-size=64")', (v) => v.split(' ').filter(Boolean), [] as string[])
   .option('--under-ingest-games <n>', 'games the indexer backfills during "API under ingest" (default 150,000; quick 40,000)', posInt)
   .option('--neighbour-connections <n>', 'key A\'s connections in "noisy neighbour" (default 8: the per-key concurrency cap)', posInt, 8)
@@ -87,6 +89,8 @@ const skip = new Set(f.skip);
 const resultsDir = process.env.BENCH_RESULTS_DIR || join(ROOT, 'bench', 'results');
 mkdirSync(resultsDir, { recursive: true });
 const started = new Date();
+/** The API server children: compiled (as users run it) unless --api-tsx. */
+const api: ApiEntry = { ...(f.apiTsx ? API_TSX : API_DIST), nodeArgs: f.apiNodeFlags };
 
 interface OpResult {
   name: string;
@@ -99,14 +103,16 @@ interface OpResult {
 
 const result: {
   startedAt: string;
-  machine: { cpus: number; node: string; loadavg: number[] };
+  machine: { cpus: number; node: string; loadavg: number[]; loadavgEnd?: number[] };
+  /** How the API server children ran: the compiled CLI over dist/ (as `npm start`) or from sources under tsx. */
+  apiRuntime: 'dist' | 'tsx';
   flags: Flags;
   dataset?: { games: number; events: number; store: string; sizeBytes: number; reused: boolean; buildSeconds: number; source: string };
   hello?: Throughput;
   responseCache?: { detected: boolean; cacheControl?: string };
   operations: OpResult[];
   isolation?: IsolationFigures;
-  apiRss?: { uncachedServerBytes: number; cachedServerBytes: number; peakBytes: number; soak?: { seconds: number; startBytes: number; endBytes: number; maxBytes: number } };
+  apiRss?: { uncachedServerBytes: number; cachedServerBytes: number; peakBytes: number; soak?: { seconds: number; startBytes: number; endBytes: number; minBytes: number; maxBytes: number } };
   underIngest?: UnderIngestFigures;
   noisyNeighbour?: NoisyNeighbourFigures;
   ingest?: IngestFigures;
@@ -118,6 +124,7 @@ const result: {
   startedAt: started.toISOString(),
   machine: { cpus: (await import('node:os')).cpus().length, node: process.version, loadavg: (await import('node:os')).loadavg() },
   flags: f,
+  apiRuntime: f.apiTsx ? 'tsx' : 'dist',
   operations: [],
 };
 
@@ -140,8 +147,7 @@ function databaseUrl(store: StoreConfig): string {
 
 async function startApi(ds: Dataset, cacheTtlMs: number | undefined): Promise<{ child: Child; url: string }> {
   const child = await spawnChild({
-    script: 'bench/entries/cli.ts',
-    nodeArgs: f.apiNodeFlags,
+    ...api,
     args: ['serve', '--no-indexer', '--host', '127.0.0.1', '--port', '0'],
     env: { DATABASE_URL: databaseUrl(ds.store), LOG_LEVEL: f.logLevel, CACHE_TTL_MS: cacheTtlMs === undefined ? undefined : String(cacheTtlMs), SOLANA_RPC_URL: undefined },
     ready: /listening on (http:\/\/[^\s)]+)/,
@@ -222,6 +228,10 @@ async function measureApi(ds: Dataset, ops: Operation[], headers: Record<string,
   const b = await startApi(ds, undefined);
   try {
     for (const op of ops) {
+      if (op.cacheable === false) {
+        log(`cached ${op.name}: not measured (streamed, never cached)`);
+        continue;
+      }
       const path = op.path(0);
       // The response cache announces itself with an ETag (live answers such as /status may not carry one).
       const p = await probe(b.url, path, headers);
@@ -238,14 +248,19 @@ async function measureApi(ds: Dataset, ops: Operation[], headers: Record<string,
     }
     let soak: NonNullable<typeof result.apiRss>['soak'];
     if (soakS > 0) {
-      const paths = ops.flatMap((op) => [0, 1, 2, 3].map((i) => op.path(i)));
+      const paths = ops.filter((op) => op.cacheable !== false).flatMap((op) => [0, 1, 2, 3].map((i) => op.path(i)));
       const startBytes = b.child.rss();
       let maxBytes = startBytes;
-      const timer = setInterval(() => (maxBytes = Math.max(maxBytes, b.child.rss())), 1000);
+      let minBytes = startBytes;
+      const timer = setInterval(() => {
+        const r = b.child.rss();
+        maxBytes = Math.max(maxBytes, r);
+        minBytes = Math.min(minBytes, r);
+      }, 1000);
       await measureThroughput({ url: b.url, paths, durationS: soakS, connections: f.connections, headers });
       clearInterval(timer);
-      soak = { seconds: soakS, startBytes, endBytes: b.child.rss(), maxBytes };
-      log(`soak ${soakS} s: API RSS ${mb(startBytes)} → ${mb(soak.endBytes)} MB (max ${mb(maxBytes)})`);
+      soak = { seconds: soakS, startBytes, endBytes: b.child.rss(), minBytes, maxBytes };
+      log(`soak ${soakS} s: API RSS ${mb(startBytes)} → ${mb(soak.endBytes)} MB (min ${mb(minBytes)}, max ${mb(maxBytes)})`);
     }
     result.apiRss = { uncachedServerBytes: uncachedRss, cachedServerBytes: b.child.rss(), peakBytes: Math.max(b.child.peakRss(), a.child.peakRss()), soak };
   } finally {
@@ -257,7 +272,9 @@ function markdown(): string {
   const out: string[] = [];
   const d = result.dataset;
   out.push(`# Gamba Analytics benchmark — ${result.startedAt}`, '');
-  out.push(`Machine: ${result.machine.cpus} CPUs, Node ${result.machine.node}, load average at start ${result.machine.loadavg.map((x) => x.toFixed(2)).join(' ')}.`);
+  const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');
+  out.push(`Machine: ${result.machine.cpus} CPUs, Node ${result.machine.node}, load average at start ${load(result.machine.loadavg)}${result.machine.loadavgEnd ? `, at the end ${load(result.machine.loadavgEnd)}` : ''}.`);
+  out.push(`API server children: ${result.apiRuntime === 'dist' ? 'the compiled CLI (`node bin/gamba-analytics.js serve`, dist/: as `npm start`)' : 'the CLI from sources under tsx (`--api-tsx`)'}${f.apiNodeFlags.length ? `, node ${f.apiNodeFlags.join(' ')}` : ''}.`);
   if (d) {
     out.push(`Dataset: ${d.games.toLocaleString('en-US')} games (${d.events.toLocaleString('en-US')} events), ${d.store}, ${mb(d.sizeBytes)} MB on disk, ${d.reused ? 'reused' : `built in ${d.buildSeconds.toFixed(0)} s`} — ${d.source}.`);
   }
@@ -275,7 +292,7 @@ function markdown(): string {
   }
   if (result.apiRss) {
     const s = result.apiRss.soak;
-    out.push('', `API RSS: ${mb(result.apiRss.uncachedServerBytes)} MB after the uncached runs, ${mb(result.apiRss.cachedServerBytes)} MB after the cached runs, peak ${mb(result.apiRss.peakBytes)} MB${s ? `; ${s.seconds} s mixed load: ${mb(s.startBytes)} → ${mb(s.endBytes)} MB (max ${mb(s.maxBytes)})` : ''}.`);
+    out.push('', `API RSS: ${mb(result.apiRss.uncachedServerBytes)} MB after the uncached runs, ${mb(result.apiRss.cachedServerBytes)} MB after the cached runs, peak ${mb(result.apiRss.peakBytes)} MB${s ? `; ${s.seconds} s mixed load: ${mb(s.startBytes)} → ${mb(s.endBytes)} MB (min ${mb(s.minBytes)}, max ${mb(s.maxBytes)})` : ''}.`);
   }
   if (result.underIngest) {
     const u = result.underIngest;
@@ -348,12 +365,13 @@ if (!skip.has('api') || !skip.has('under-ingest') || !skip.has('neighbour')) {
     rebuild: f.rebuild,
     log,
   });
+  if (!f.apiTsx) ensureBuilt(log);
   result.dataset = { games: ds.meta.games, events: ds.meta.events, store: f.store, sizeBytes: ds.sizeBytes, reused: ds.reused, buildSeconds: ds.meta.buildSeconds, source: ds.meta.source };
   try {
     if (!skip.has('api')) await apiPhase(ds);
     if (!skip.has('under-ingest')) {
       if (ds.store.kind !== 'sqlite') log('API under ingest: SQLite only (the indexer writes into a copy of the dataset file); skipped');
-      else result.underIngest = await measureUnderIngest({ ds, ops: selectedOps(ds), key: await createBenchKey(ds.store), requests: nRequests, chainGames: underIngestGames, concurrency: f.ingestConcurrency, logLevel: f.logLevel, log });
+      else result.underIngest = await measureUnderIngest({ ds, ops: selectedOps(ds), key: await createBenchKey(ds.store), requests: nRequests, chainGames: underIngestGames, concurrency: f.ingestConcurrency, logLevel: f.logLevel, api, log });
     }
     if (!skip.has('neighbour')) {
       const all = operations(ds.meta);
@@ -367,6 +385,7 @@ if (!skip.has('api') || !skip.has('under-ingest') || !skip.has('neighbour')) {
         requests: nRequests,
         connections: f.neighbourConnections,
         logLevel: f.logLevel,
+        api,
         log,
       });
     }
@@ -390,6 +409,7 @@ if (!skip.has('simulator')) {
   result.simulator = await measureSimulator({ days, playsPerDay: Math.max(1, Math.round(games / days)), durationS: Math.max(durationS, 2), log });
 }
 result.totalSeconds = (performance.now() - t0) / 1000;
+result.machine.loadavgEnd = (await import('node:os')).loadavg();
 const md = markdown();
 const file = join(resultsDir, `${started.toISOString().replace(/[:.]/g, '-')}.json`);
 writeFileSync(file, JSON.stringify(result, null, 2));

@@ -594,7 +594,7 @@ export const OPENAPI_EXAMPLES: RecordedExamples = {
     },
     "getUsage": {
       "key": {
-        "id": "key_1a3b927ac01f17a3",
+        "id": "key_ec3707f17c04d89a",
         "name": "examples",
         "tier": "standard",
         "scopes": [

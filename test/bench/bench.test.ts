@@ -32,6 +32,9 @@ describe('npm run bench (smoke)', () => {
     expect(files).toHaveLength(1);
     const r = JSON.parse(readFileSync(join(dir, 'results', files[0]!), 'utf8'));
     expect(r.operations.map((o: { name: string }) => o.name)).toEqual(['player', 'player token']);
+    // The API server children ran the compiled CLI over dist/, as `npm start` does.
+    expect(r.apiRuntime).toBe('dist');
+    expect(stdout).toContain('API server children: the compiled CLI');
     expect(r.operations[0].uncached.requests).toBe(5);
     // Every sampled user has games: /player answers 200 for all of them.
     expect(r.operations[0].uncached.non2xx).toBe(0);

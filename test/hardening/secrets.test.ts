@@ -186,17 +186,21 @@ describe('headers', () => {
     ];
     for (const r of answers) {
       expect(r.headers.get('x-content-type-options')).toBe('nosniff');
-      expect(r.headers.get('x-frame-options')).toBe('DENY');
-      expect(r.headers.get('referrer-policy')).toBe('no-referrer');
-      expect(r.headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors 'none'");
+      expect(r.headers.get('content-type')).toMatch(/^application\/json/);
       expect(r.headers.get('cache-control')).toBeTruthy();
+      // JSON answers carry no document policies (docs/hardening.md "Security headers").
+      for (const h of ['x-frame-options', 'referrer-policy', 'content-security-policy', 'cross-origin-opener-policy']) expect(r.headers.get(h), h).toBeNull();
       expect(r.headers.get('x-powered-by')).toBeNull();
       expect(r.headers.get('server')).toBeNull();
     }
-    // The docs UI can run its own scripts but still cannot be framed.
+    // The docs UI (HTML) can run its own scripts but still cannot be framed, and keeps the document policies.
     const docs = await fetch(`${s.url}/docs/`);
     expect(docs.headers.get('content-security-policy')).toMatch(/frame-ancestors 'none'/);
     expect(docs.headers.get('content-security-policy')).toMatch(/script-src 'self'/);
+    expect(docs.headers.get('x-frame-options')).toBe('DENY');
+    expect(docs.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(docs.headers.get('cross-origin-opener-policy')).toBe('same-origin');
+    expect(docs.headers.get('x-content-type-options')).toBe('nosniff');
   });
 
   test('CORS as docs/design.md §4: any origin, X-API-Key and Authorization allowed, rate-limit headers exposed', async () => {

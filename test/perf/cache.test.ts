@@ -119,6 +119,40 @@ describe('response cache', () => {
     expect(JSON.parse((await get(cached, url)).text).total, 'at the TTL').toBe(n0 + 1);
   });
 
+  it('is bounded in bytes: answers past maxBytes are evicted, least recently used first', async () => {
+    // Two answers above 4 KiB (kept as bytes only, no pre-serialised text) and a bound that holds
+    // one of them with its compressed form, key and overhead, but not both.
+    const urlA = `/events/settledGames?creator=${fixture.creators[0]}&itemsPerPage=60`;
+    const urlB = `/events/settledGames?creator=${fixture.creators[1]}&itemsPerPage=60`;
+    const sizeA = Buffer.byteLength((await get(plain, urlA)).text);
+    const sizeB = Buffer.byteLength((await get(plain, urlB)).text);
+    expect(Math.min(sizeA, sizeB)).toBeGreaterThan(4200);
+    const bound = Math.ceil(1.5 * Math.max(sizeA, sizeB)) + 1024;
+    expect(bound).toBeLessThan(sizeA + sizeB);
+    const small = await buildTestApp({ store, clock, options: { cache: { ttlMs: TTL, maxBytes: bound } } });
+    const roomy = await buildTestApp({ store, clock, options: { cache: { ttlMs: TTL } } });
+    try {
+      clock.set(fixture.nowMs);
+      const n0 = JSON.parse((await get(small, urlA)).text).total as number;
+      expect(JSON.parse((await get(roomy, urlA)).text).total).toBe(n0);
+      // Another process writes (invisible to the write generation): only an evicted answer shows it before the TTL.
+      const other = await createStore({ common: createCommon(), config: { kind: 'sqlite', path: join(dir, 'gamba.db') } });
+      const g = newGame(7, fixture.edgeOutUser, fixture.creators[0]);
+      await other.writeBatch({ events: [g], signatures: [{ signature: g.signature, slot: g.slot, blockTime: g.blockTime, failed: false }] });
+      await other.close();
+      // Still cached in both (A alone fits the bound).
+      expect(JSON.parse((await get(small, urlA)).text).total).toBe(n0);
+      // B is stored in the small cache: A, least recently used, must go.
+      await get(small, urlB);
+      await get(roomy, urlB);
+      expect(JSON.parse((await get(small, urlA)).text).total, 'evicted: computed again').toBe(n0 + 1);
+      expect(JSON.parse((await get(roomy, urlA)).text).total, 'kept within the default bound').toBe(n0);
+    } finally {
+      await small.close();
+      await roomy.close();
+    }
+  });
+
   it('shows an in-process write at once', async () => {
     const url = `/players?sortBy=usd_volume&limit=1000&creator=${fixture.creators[0]}`;
     const before = JSON.parse((await get(cached, url)).text).total as number;

@@ -5,13 +5,17 @@ import { exportFormat } from '../export.js';
 import { COMPRESS_MIN_BYTES, compressSync, type Encoding, negotiateEncoding, VARY } from './compression.js';
 import { JSON_SECURITY_HEADERS } from './security.js';
 
-/** Response cache settings (docs/design.md §5): TTL in ms and size bounds (entries, bytes). */
+/** Response cache settings (docs/design.md §5): TTL in ms and a size bound in bytes. */
 export interface ResponseCacheOptions {
   /** Lifetime of a cached answer, ms (CACHE_TTL_MS; docs/design.md §5: ≤ 30 s). 0 disables storing; ETag/304 still work. */
   ttlMs: number;
-  /** Most answers kept (least recently used evicted first). Default 5000. */
-  maxEntries?: number;
-  /** Most bytes of bodies kept. Default 64 MiB. */
+  /**
+   * Most bytes the cache holds, least recently used evicted first (default DEFAULT_CACHE_MAX_BYTES):
+   * every kept body (identity and compressed), its pre-serialised text, its key and
+   * ENTRY_OVERHEAD_BYTES per entry. The index of raw request targets is bounded by an eighth of it.
+   * A bound in bytes, not entries: a thousand 25 KB leaderboards and a thousand 200-byte totals
+   * are not the same memory (docs/benchmarks.md "API memory").
+   */
   maxBytes?: number;
   /** Response headers (lower case) stored with an answer and sent again with it, e.g. the freshness headers (plugins/freshness.ts). */
   storedHeaders?: readonly string[];
@@ -60,6 +64,14 @@ const TICKET = 'responseCacheTicket';
  * bodies are written as their bytes after the head: the join would copy them on every hit.
  */
 const RAW_TEXT_MAX_BYTES = 4096;
+
+/** Default bound of the response cache, bytes (16 MiB): ResponseCacheOptions.maxBytes. */
+export const DEFAULT_CACHE_MAX_BYTES = 16 * 1024 * 1024;
+
+/** Bytes counted per cached entry besides its bodies and key: the entry's objects, its ETags, headers and map slot (an estimate, on the high side). */
+const ENTRY_OVERHEAD_BYTES = 512;
+/** Bytes counted per remembered raw request target besides its two strings (map slot). */
+const TARGET_OVERHEAD_BYTES = 64;
 
 /** GET routes that are not cached: they report process state (sync flags), not stored data. */
 const UNCACHED = new Set(['/status', '/sync/status']);
@@ -110,21 +122,38 @@ export function cacheKey(route: string, query: unknown): string {
 export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clock; generation: () => number; options: ResponseCacheOptions }): void {
   const { clock, generation } = deps;
   const ttlMs = Math.max(0, deps.options.ttlMs);
-  const maxEntries = deps.options.maxEntries ?? 5000;
-  const maxBytes = deps.options.maxBytes ?? 64 * 1024 * 1024;
+  const maxBytes = Math.max(0, deps.options.maxBytes ?? DEFAULT_CACHE_MAX_BYTES);
   const storedHeaders = deps.options.storedHeaders ?? [];
   const entries = new Map<string, Entry>();
+  /** What the entries hold, as ResponseCacheOptions.maxBytes counts it. */
   let bytes = 0;
-  /** Raw request target (path + query, as sent) → cache key; bounded like the entries. */
+  /** Raw request target (path + query, as sent) → cache key; bounded in bytes (an eighth of maxBytes). */
   const targets = new Map<string, string>();
-  const maxTargets = maxEntries;
+  const maxTargetBytes = Math.floor(maxBytes / 8);
+  let targetBytes = 0;
+  const targetSize = (target: string, key: string): number => target.length + key.length + TARGET_OVERHEAD_BYTES;
 
   scope.decorateRequest(TICKET, null);
 
+  /** Bytes an entry stored under `key` counts before any compressed form or pre-serialised text. */
+  const baseSize = (key: string, e: Entry): number => key.length + ENTRY_OVERHEAD_BYTES + e.body.length;
+
   const remove = (key: string, e: Entry): void => {
     entries.delete(key);
-    bytes -= e.body.length + (e.compressed.br?.body.length ?? 0) + (e.compressed.gzip?.body.length ?? 0);
+    bytes -= key.length + ENTRY_OVERHEAD_BYTES + e.body.length + (e.compressed.br?.body.length ?? 0) + (e.compressed.gzip?.body.length ?? 0);
     bytes -= (e.identity.raw?.text?.length ?? 0) + (e.compressed.br?.raw?.text?.length ?? 0) + (e.compressed.gzip?.raw?.text?.length ?? 0);
+  };
+
+  /**
+   * From the least recently used end: evicts past maxBytes, and drops expired answers too, so
+   * memory follows the TTL's worth of traffic rather than filling up to the bound.
+   */
+  const trim = (): void => {
+    const now = clock.now();
+    for (const [k, e] of entries) {
+      if (bytes <= maxBytes && now - e.storedAt < ttlMs) break;
+      remove(k, e);
+    }
   };
 
   /**
@@ -139,7 +168,10 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
     if (!v) {
       v = { body: compressSync(e.body, encoding), etag: `${e.etag.slice(0, -1)}-${encoding}"`, encoding };
       e.compressed[encoding] = v;
-      if (kept) bytes += v.body.length;
+      if (kept) {
+        bytes += v.body.length;
+        trim();
+      }
     }
     return v;
   };
@@ -164,9 +196,19 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
 
   const remember = (target: string, key: string): void => {
     if (target.length > 1024 || targets.get(target) === key) return;
-    targets.delete(target);
+    const old = targets.get(target);
+    if (old !== undefined) {
+      targets.delete(target);
+      targetBytes -= targetSize(target, old);
+    }
     targets.set(target, key);
-    if (targets.size > maxTargets) targets.delete(targets.keys().next().value!);
+    targetBytes += targetSize(target, key);
+    // Oldest first, past the bound.
+    for (const [t, k] of targets) {
+      if (targetBytes <= maxTargetBytes) break;
+      targets.delete(t);
+      targetBytes -= targetSize(t, k);
+    }
   };
 
   /** Answers `request` from `e` (304 when If-None-Match matches). */
@@ -223,6 +265,7 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
       raw = v.raw = { text: v.body.length <= RAW_TEXT_MAX_BYTES ? v.body.toString('latin1') : undefined, headers: fixed };
       // Only entries in the cache are served raw (fresh()): counted against maxBytes, given back by remove().
       bytes += raw.text?.length ?? 0;
+      if (raw.text !== undefined) trim();
     }
     // The headers the earlier hooks set (request id, rate limit, CORS), then the fixed ones and the remaining age.
     const headers: string[] = [];
@@ -263,7 +306,7 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
     const etag0 = etagOf(body);
     const entry: Entry = { body, etag: etag0, identity: { body, etag: etag0, encoding: undefined }, compressed: {}, contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'), storedAt: clock.now(), generation: t.generation, headers: [] };
     // Store only when no write settled while the answer was computed (it may predate the write).
-    const keep = ttlMs > 0 && request.method === 'GET' && t.generation === generation() && body.length <= maxBytes;
+    const keep = ttlMs > 0 && request.method === 'GET' && t.generation === generation() && baseSize(t.key, entry) <= maxBytes;
     // HEAD: no body is sent, so none is compressed; the identity tag stands.
     const v = request.method === 'HEAD' ? { body, etag: entry.etag, encoding: undefined } : variantOf(entry, request.headers['accept-encoding'], false);
     const etag = v.etag;
@@ -278,14 +321,8 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
       }
       entries.set(t.key, entry);
       bytes += (entry.compressed.br?.body.length ?? 0) + (entry.compressed.gzip?.body.length ?? 0);
-      bytes += body.length;
-      // From the least recently used end: evict past the bounds, and drop expired answers too,
-      // so memory follows the TTL's worth of traffic rather than filling up to maxBytes.
-      const now = clock.now();
-      for (const [k, e] of entries) {
-        if (entries.size <= maxEntries && bytes <= maxBytes && now - e.storedAt < ttlMs) break;
-        remove(k, e);
-      }
+      bytes += baseSize(t.key, entry);
+      trim();
       remember(request.url, t.key);
     }
     const inm = request.headers['if-none-match'];

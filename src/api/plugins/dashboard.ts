@@ -62,6 +62,8 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
       if (String(reply.getHeader('content-type') ?? '').startsWith('text/html') || reply.request.url.startsWith(DASHBOARD_PREFIX)) {
         reply.header('content-security-policy', DASHBOARD_CSP);
         reply.header('x-frame-options', 'DENY');
+        reply.header('referrer-policy', 'no-referrer');
+        reply.header('cross-origin-opener-policy', 'same-origin');
       }
       done(null, payload);
     });
