@@ -10,7 +10,7 @@ import { POOL_CHANGE_COLUMNS, SETTLED_GAME_COLUMNS } from '../../src/api/routes/
 import { createOracle, type Oracle } from '../helpers/bruteforce.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { expectJson, usdClose } from '../helpers/compare.js';
-import { queryString } from '../helpers/contract-world.js';
+import { fetchText as fetchTextOn, parseCsv } from '../helpers/export-text.js';
 import { generateFixture, loadFixture, type Fixture } from '../helpers/fixture.js';
 import { setupStore } from '../helpers/store.js';
 
@@ -29,33 +29,8 @@ afterAll(async () => {
   await app?.close();
 });
 
-async function fetchText(path: string, query: Record<string, string | number | undefined>, accept?: string): Promise<{ status: number; type: string; text: string }> {
-  const res = await fetch(`${app.baseUrl}${path}${queryString(query)}`, { headers: { 'X-API-Key': app.key, ...(accept ? { Accept: accept } : {}) } });
-  return { status: res.status, type: res.headers.get('content-type') ?? '', text: await res.text() };
-}
+const fetchText = (path: string, query: Record<string, string | number | undefined>, accept?: string) => fetchTextOn(app.baseUrl, app.key, path, query, accept);
 
-/** RFC 4180 parser (quoted fields, doubled quotes, CRLF), written for the test: independent of the server's writer. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!;
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') (field += '"'), i++;
-      else if (ch === '"') quoted = false;
-      else field += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') row.push(field), (field = '');
-    else if (ch === '\r' && text[i + 1] === '\n') {
-      row.push(field), rows.push(row), (row = []), (field = ''), i++;
-    } else field += ch;
-  }
-  expect(field, 'the CSV ends with CRLF').toBe('');
-  expect(row).toEqual([]);
-  return rows;
-}
 
 /** CSV rows → objects; numeric columns back to numbers (token amounts stay strings: exact). */
 function csvObjects(text: string, columns: readonly string[], numeric: readonly string[]): Record<string, unknown>[] {

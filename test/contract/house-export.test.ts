@@ -13,7 +13,8 @@ import { HOUSE_EDGE_COLUMNS, LP_PRICE_COLUMNS, WIN_COLUMNS } from '../../src/api
 import { expectJson } from '../helpers/compare.js';
 import { buildTestApp } from '../helpers/app.js';
 import { createOracle } from '../helpers/bruteforce.js';
-import { httpGetter, queryString, type Contract } from '../helpers/contract-world.js';
+import { httpGetter, type Contract } from '../helpers/contract-world.js';
+import { fetchText as fetchTextOn, parseCsv } from '../helpers/export-text.js';
 import { generateFixture, loadFixture } from '../helpers/fixture.js';
 import { setupStore } from '../helpers/store.js';
 import { biggestWins, houseEdgeAll, lpSeries, type HouseWorld } from '../helpers/house-oracle.js';
@@ -35,32 +36,8 @@ afterAll(async () => {
   await c?.close();
 });
 
-async function fetchText(path: string, query: Record<string, string | number | undefined>, accept?: string): Promise<{ status: number; type: string; text: string }> {
-  const res = await fetch(`${c.app.baseUrl}${path}${queryString(query)}`, { headers: { 'X-API-Key': c.app.key, ...(accept ? { Accept: accept } : {}) } });
-  return { status: res.status, type: res.headers.get('content-type') ?? '', text: await res.text() };
-}
+const fetchText = (path: string, query: Record<string, string | number | undefined>, accept?: string) => fetchTextOn(c.app.baseUrl, c.app.key, path, query, accept);
 
-/** RFC 4180 parser (quoted fields, doubled quotes, CRLF), independent of the server's writer. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!;
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') (field += '"'), i++;
-      else if (ch === '"') quoted = false;
-      else field += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') row.push(field), (field = '');
-    else if (ch === '\r' && text[i + 1] === '\n') {
-      row.push(field), rows.push(row), (row = []), (field = ''), i++;
-    } else field += ch;
-  }
-  expect(field, 'the CSV ends with CRLF').toBe('');
-  return rows;
-}
 
 /**
  * CSV text → objects shaped like the JSON rows: `numeric` columns to numbers (an empty field is

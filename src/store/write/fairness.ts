@@ -125,47 +125,32 @@ export class FairAccumulator {
       else all.set(k, { row: e.row, n: e.n });
     }
     const allRows = [...all.values()].filter((e) => e.n !== 0);
-    for (let i = 0; i < allRows.length; i += 256) {
-      await db
-        .insertInto('ru_fair')
-        .values(allRows.slice(i, i + 256).map(({ row, n }) => ({ creator: row.creator, token: row.token, pool: row.pool, fairness: row.fairness, rule: row.fairness_rule ?? '', games: n })))
-        .onConflict((oc) => oc.columns(['creator', 'token', 'pool', 'fairness', 'rule']).doUpdateSet({ games: sql`ru_fair.games + excluded.games` }))
-        .execute();
-    }
-    for (const { row, n } of allRows) {
-      if (n > 0) continue;
-      await db
-        .deleteFrom('ru_fair')
-        .where('creator', '=', row.creator)
-        .where('token', '=', row.token)
-        .where('pool', '=', row.pool)
-        .where('fairness', '=', row.fairness)
-        .where('rule', '=', row.fairness_rule ?? '')
-        .where('games', '=', 0)
-        .execute();
-    }
-    for (let i = 0; i < rows.length; i += 256) {
-      const chunk = rows.slice(i, i + 256);
-      await db
-        .insertInto('ru_fair_day')
-        .values(chunk.map(({ row, n }) => ({ day: row.day, creator: row.creator, token: row.token, pool: row.pool, player: row.player, fairness: row.fairness, rule: row.fairness_rule ?? '', games: n })))
-        .onConflict((oc) => oc.columns(['day', 'creator', 'token', 'pool', 'player', 'fairness', 'rule']).doUpdateSet({ games: sql`ru_fair_day.games + excluded.games` }))
-        .execute();
-    }
-    for (const { row, n } of rows) {
-      if (n > 0) continue;
-      await db
-        .deleteFrom('ru_fair_day')
-        .where('day', '=', row.day)
-        .where('creator', '=', row.creator)
-        .where('token', '=', row.token)
-        .where('pool', '=', row.pool)
-        .where('player', '=', row.player)
-        .where('fairness', '=', row.fairness)
-        .where('rule', '=', row.fairness_rule ?? '')
-        .where('games', '=', 0)
-        .execute();
-    }
+    const keyOf = (row: (typeof rows)[number]['row']) => ({ creator: row.creator, token: row.token, pool: row.pool, fairness: row.fairness, rule: row.fairness_rule ?? '' });
+    await addCounts(db, 'ru_fair', allRows.map(({ row, n }) => ({ key: keyOf(row), n })));
+    await addCounts(db, 'ru_fair_day', rows.map(({ row, n }) => ({ key: { day: row.day, ...keyOf(row), player: row.player }, n })));
+  }
+}
+
+/**
+ * Adds `n` to the `games` count of each keyed row of a fairness count table (upserts, 256 rows
+ * a statement), then deletes the rows whose count fell to 0.
+ */
+async function addCounts(db: Db, table: 'ru_fair' | 'ru_fair_day', changes: { key: Record<string, string | number>; n: number }[]): Promise<void> {
+  if (changes.length === 0) return;
+  const columns = Object.keys(changes[0]!.key);
+  const d = db as unknown as Kysely<any>;
+  for (let i = 0; i < changes.length; i += 256) {
+    await d
+      .insertInto(table)
+      .values(changes.slice(i, i + 256).map(({ key, n }) => ({ ...key, games: n })))
+      .onConflict((oc) => oc.columns(columns).doUpdateSet({ games: sql`${sql.table(table)}.games + excluded.games` }))
+      .execute();
+  }
+  for (const { key, n } of changes) {
+    if (n > 0) continue;
+    let q = d.deleteFrom(table).where('games', '=', 0);
+    for (const c of columns) q = q.where(c, '=', key[c]);
+    await q.execute();
   }
 }
 
