@@ -82,12 +82,13 @@ describe('indexer over a controlled chain (fixture)', () => {
   });
 
   it('stops cleanly mid-backfill and a new indexer resumes from the checkpoint: no loss, no duplicate, no refetch', async () => {
-    const ledger = track(await startLedger({ txs: fixtureTxs, mints: fixture.mints })) as Ledger;
+    // A little latency per request, so the stop lands mid-backfill however fast the machine.
+    const ledger = track(await startLedger({ txs: fixtureTxs, mints: fixture.mints, delayMs: 5 })) as Ledger;
     const store = await setupStore();
     // Transactions of three pages (backfill.ts commitSignatures): the checkpoint moves per group.
     const first = buildIndexer({ rpcUrl: ledger.url, store, clock: new ManualClock(fixture.nowMs), backfillDays: 500, options: { pageSize: 100, backfillCommitSignatures: 300 } });
     await first.start();
-    await waitFor(async () => (await store.queries.counts()).totalSignatures >= 800, 10_000, 'part of the backfill');
+    await waitFor(async () => (await store.queries.counts()).totalSignatures >= 300, 20_000, 'part of the backfill');
     await first.stop();
     const partial = (await store.queries.counts()).totalSignatures;
     expect(partial).toBeLessThan(fixtureTxs.length);
