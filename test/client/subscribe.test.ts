@@ -14,6 +14,7 @@ import { GambaApiError, createClient, rowToBigInts, type StreamEvent } from '../
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createOracle, type Oracle } from '../helpers/bruteforce.js';
 import { expectJson } from '../helpers/compare.js';
+import { writeAnnounced } from '../helpers/announced-writes.js';
 import { generateFixture, type Fixture } from '../helpers/fixture.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/proxy.js';
 import { setupStore } from '../helpers/store.js';
@@ -30,19 +31,9 @@ let boundaryMs: number;
 
 /** Writes the remaining events with block time < `untilMs` in transaction-aligned batches, announcing each commit (as `serve` relays the indexer's). */
 async function writeUntil(untilMs: number): Promise<void> {
-  const bySig = new Map(fixture.signatures.map((s) => [s.signature, s]));
   const now = rest.filter((e) => e.blockTime * 1000 < untilMs);
   rest = rest.filter((e) => e.blockTime * 1000 >= untilMs);
-  for (let i = 0; i < now.length; ) {
-    let j = Math.min(i + 40, now.length);
-    while (j < now.length && now[j]!.signature === now[j - 1]!.signature) j++;
-    const batch = now.slice(i, j);
-    await store.writeBatch({ events: batch, signatures: [...new Set(batch.map((e) => e.signature))].map((s) => bySig.get(s)!) });
-    const games = batch.filter((e) => e.name === 'GameSettled').length;
-    const newest = batch[batch.length - 1]!;
-    hub?.emit('committed', { games, poolChanges: batch.length - games, repricedGames: 0, newestSlot: newest.slot, newestTimeMs: newest.blockTime * 1000 });
-    i = j;
-  }
+  await writeAnnounced(store, fixture, now, hub, 40);
 }
 
 const gamesFrom = (fromMs: number, q: Record<string, unknown> = {}) =>

@@ -15,6 +15,7 @@ import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createOracle, type Oracle } from '../helpers/bruteforce.js';
 import { expectJson } from '../helpers/compare.js';
 import { queryString } from '../helpers/contract-world.js';
+import { writeAnnounced } from '../helpers/announced-writes.js';
 import { generateFixture, type Fixture } from '../helpers/fixture.js';
 import { setupStore } from '../helpers/store.js';
 
@@ -27,23 +28,11 @@ let app: TestApp;
 let rest: LocatedEvent[];
 let boundaryMs: number;
 
-/** Writes the remaining events with block time < `untilMs` in transaction-aligned batches, announcing each commit. */
+/** Writes the remaining events with block time < `untilMs`, announcing each commit unless `announce` is false. */
 async function writeUntil(untilMs: number, announce = true): Promise<void> {
-  const bySig = new Map(fixture.signatures.map((s) => [s.signature, s]));
   const now = rest.filter((e) => e.blockTime * 1000 < untilMs);
   rest = rest.filter((e) => e.blockTime * 1000 >= untilMs);
-  for (let i = 0; i < now.length; ) {
-    let j = Math.min(i + 50, now.length);
-    while (j < now.length && now[j]!.signature === now[j - 1]!.signature) j++;
-    const batch = now.slice(i, j);
-    await store.writeBatch({ events: batch, signatures: [...new Set(batch.map((e) => e.signature))].map((s) => bySig.get(s)!) });
-    if (announce) {
-      const games = batch.filter((e) => e.name === 'GameSettled').length;
-      const newest = batch[batch.length - 1]!;
-      hub.emit('committed', { games, poolChanges: batch.length - games, repricedGames: 0, newestSlot: newest.slot, newestTimeMs: newest.blockTime * 1000 });
-    }
-    i = j;
-  }
+  await writeAnnounced(store, fixture, now, announce ? hub : undefined);
 }
 
 interface SseEvent {

@@ -25,6 +25,7 @@ import { createIndexerEvents, type IndexerEventHub } from '../../src/ingest/inde
 import type { LocatedEvent } from '../../src/protocol/index.js';
 import type { Store } from '../../src/store/index.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { writeAnnounced } from '../helpers/announced-writes.js';
 import { generateFixture, type Fixture } from '../helpers/fixture.js';
 import { setupStore } from '../helpers/store.js';
 
@@ -54,19 +55,7 @@ const problems: string[] = [];
 
 /** Writes `events` in transaction-aligned batches and announces each commit, as `serve` relays the indexer's. */
 async function write(events: LocatedEvent[], announce: boolean): Promise<void> {
-  const bySig = new Map(fixture.signatures.map((s) => [s.signature, s]));
-  for (let i = 0; i < events.length; ) {
-    let j = Math.min(i + 50, events.length);
-    while (j < events.length && events[j]!.signature === events[j - 1]!.signature) j++;
-    const batch = events.slice(i, j);
-    await store.writeBatch({ events: batch, signatures: [...new Set(batch.map((e) => e.signature))].map((s) => bySig.get(s)!) });
-    if (announce) {
-      const games = batch.filter((e) => e.name === 'GameSettled').length;
-      const newest = batch[batch.length - 1]!;
-      hub.emit('committed', { games, poolChanges: batch.length - games, repricedGames: 0, newestSlot: newest.slot, newestTimeMs: newest.blockTime * 1000 });
-    }
-    i = j;
-  }
+  await writeAnnounced(store, fixture, events, announce ? hub : undefined);
 }
 
 /** The API's answer, fetched by the test itself (not through the page). */
