@@ -17,7 +17,7 @@ import { cachingSqliteDatabase } from './statement-cache.js';
 import type { Database } from './schema.js';
 import type { HourlyPrice, Store, WriteBatch } from './types.js';
 import type { CoverageResult } from './types-coverage.js';
-import { putCoverage, putPrices, rebuildRollups, setStateIn, writeBatch } from './write/index.js';
+import { deferListIndexes, putCoverage, putPrices, rebuildRollups, setStateIn, writeBatch } from './write/index.js';
 
 /** How a store is opened (CreateStoreOptions.access): `readwrite` (the indexer, the CLI) or `readonly` (the API). */
 export type StoreAccess = 'readwrite' | 'readonly';
@@ -76,9 +76,17 @@ export interface CreateStoreOptions {
    * RSS anyway (docs/benchmarks.md target "API RSS ≤ 250 MB").
    */
   cacheMiB?: number;
+  /**
+   * SQLite only, read-write only: open for a bulk load into a file nobody reads yet (the
+   * benchmark's dataset builder, docs/benchmarks.md "Building a dataset"): the rollback journal
+   * in memory and no syncs, so a commit writes each page once and never waits on the disk.
+   * A crash or power loss mid-load can corrupt the file; the builder discards it then. Open the
+   * file again without this option afterwards (that switches it back to WAL).
+   */
+  bulkLoad?: boolean;
 }
 
-function openSqlite(path: string, busyTimeoutMs: number, cacheMiB: number): Kysely<Database> {
+function openSqlite(path: string, busyTimeoutMs: number, cacheMiB: number, bulkLoad = false): Kysely<Database> {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   let database: BetterSqlite3.Database;
   try {
@@ -86,8 +94,8 @@ function openSqlite(path: string, busyTimeoutMs: number, cacheMiB: number): Kyse
   } catch (err) {
     throw new AppError('STORE_UNAVAILABLE', `cannot open SQLite database at ${path}: ${(err as Error).message}`, { cause: err });
   }
-  database.pragma('journal_mode = WAL');
-  database.pragma('synchronous = NORMAL');
+  database.pragma(bulkLoad ? 'journal_mode = MEMORY' : 'journal_mode = WAL');
+  database.pragma(bulkLoad ? 'synchronous = OFF' : 'synchronous = NORMAL');
   // Checkpoint every ~40 MB of WAL instead of 4 MB: a write batch dirties pages of ~20 indexes,
   // and frequent checkpoints re-copied them (docs/benchmarks.md write-path profile); temp b-trees in memory.
   database.pragma('wal_autocheckpoint = 10000');
@@ -151,7 +159,7 @@ async function openReadwrite(opts: CreateStoreOptions): Promise<Store> {
   // The schema comes from the caller (tests) or from DATABASE_URL's `?schema=` (config).
   const schema = config.kind === 'postgres' ? (opts.schema ?? config.schema) : undefined;
   if (config.kind === 'postgres' && schema) await prepareSchema(config.url, schema);
-  const db = config.kind === 'sqlite' ? openSqlite(config.path, opts.busyTimeoutMs ?? 5000, opts.cacheMiB ?? 64) : openPostgres({ url: config.url, schema });
+  const db = config.kind === 'sqlite' ? openSqlite(config.path, opts.busyTimeoutMs ?? 5000, opts.cacheMiB ?? 64, opts.bulkLoad) : openPostgres({ url: config.url, schema });
   // DATABASE_READ_URL (docs/deployment.md): the API's queries go to a replica; writes, keys and state stay on the primary.
   const readDb = config.kind === 'postgres' && config.readUrl ? openPostgres({ url: config.readUrl, schema }) : undefined;
   const decimals = new Map<string, number>();
@@ -199,6 +207,7 @@ async function openReadwrite(opts: CreateStoreOptions): Promise<Store> {
     unpricedHours: (limit: number) => unpricedHours(db, limit),
     rebuildRollups: () => bump(rebuildRollups(db, adapter)),
     putCoverage: (result: CoverageResult) => putCoverage(db, result),
+    deferListIndexes: () => deferListIndexes(db, adapter),
   });
   const store: Store = {
     dialect: adapter.kind,
@@ -325,6 +334,7 @@ async function openReadonly(opts: CreateStoreOptions): Promise<Store> {
     putPrices: readonlyError('putPrices'),
     rebuildRollups: readonlyError('rebuildRollups'),
     putCoverage: readonlyError('putCoverage'),
+    deferListIndexes: readonlyError('deferListIndexes'),
     ...reads,
     generation,
     keys: { ...keys, insert: readonlyError('keys.insert'), revoke: readonlyError('keys.revoke') },
