@@ -14,6 +14,7 @@ import { migration0011 } from './migrations/0011_fairness.js';
 import { migration0012 } from './migrations/0012_coverage.js';
 import { migration0013 } from './migrations/0013_block_rollups.js';
 import { migration0014 } from './migrations/0014_block_sort_indexes.js';
+import { migration0015 } from './migrations/0015_fairness_day_groups.js';
 
 /** Ordered, append-only list of migrations; names sort in application order. */
 function migrationsFor(a: DialectAdapter): Record<string, Migration> {
@@ -31,6 +32,7 @@ function migrationsFor(a: DialectAdapter): Record<string, Migration> {
     '0012_coverage': migration0012(a),
     '0013_block_rollups': migration0013(a),
     '0014_block_sort_indexes': migration0014(a),
+    '0015_fairness_day_groups': migration0015(a),
   };
 }
 

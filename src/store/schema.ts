@@ -87,6 +87,17 @@ export interface FairDayTable {
   games: Int;
 }
 
+/** `ru_fair_dg` (migration 0015): ru_fair_day without the player: games per UTC day × creator × token × pool × fairness × rule. */
+export interface FairDayGroupTable {
+  day: number;
+  creator: string;
+  token: string;
+  pool: string;
+  fairness: string;
+  rule: string;
+  games: Int;
+}
+
 /** `pool_changes`: one row per PoolChange (deposit or withdrawal), keyed by (signature, event_index); amounts as u64 decimal text. */
 export interface PoolChangesTable {
   signature: string;
@@ -413,6 +424,7 @@ export interface RuPoolHourTable {
 export interface Database {
   games: GamesTable;
   ru_fair_day: FairDayTable;
+  ru_fair_dg: FairDayGroupTable;
   ru_fair: FairTable;
   pool_changes: PoolChangesTable;
   pools: PoolsTable;

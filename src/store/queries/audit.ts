@@ -37,8 +37,9 @@ function addTo(c: FairnessCounts, fairness: string, rule: string, n: number): vo
 /**
  * GET /audit/fairness (docs/design.md "Fairness audit"): game counts per verdict (overall, and per
  * creator, pool or player with `groupBy`) and one keyset page of violations, newest first.
- * Counts read ru_fair all time without a player, else ru_fair_day for the window's whole UTC days
- * (by day, or by player: index rfd_player) and the raw games (time index) for the cut first and
+ * Counts read ru_fair all time without a player, else for the window's whole UTC days ru_fair_dg
+ * without a player (a few rows a day) or ru_fair_day with one (by day, or by player: index
+ * rfd_player), and the raw games (time index) for the cut first and
  * last days; `groupBy` player needs `startTime` or `player` (the API checks it); violations read the partial index g_violation. Times are Unix ms,
  * `startTime` inclusive, `endTime` exclusive. Throws AppError INVALID_KEYSET when `after` does not
  * match the listing's key.
@@ -79,7 +80,9 @@ export async function fairnessAudit(db: Kysely<Database>, q: FairnessAuditQuery)
     const dayWhere: RawBuilder<unknown>[] = [];
     if (d0 !== null) dayWhere.push(sql`and day >= ${d0}`);
     if (d1 !== null) dayWhere.push(sql`and day < ${d1}`);
-    const rows = await sql<{ k?: unknown; fairness: unknown; rule: unknown; n: unknown }>`select ${sel}fairness, rule, sum(games) as n from ru_fair_day
+    // Without a player, the day table without players (migration 0015): its rows do not grow with the players.
+    const table = sql.raw(q.player === undefined && q.groupBy !== 'player' ? 'ru_fair_dg' : 'ru_fair_day');
+    const rows = await sql<{ k?: unknown; fairness: unknown; rule: unknown; n: unknown }>`select ${sel}fairness, rule, sum(games) as n from ${table}
       where 1=1 ${sql.join(dayWhere.length ? dayWhere : [sql``], sql` `)} ${f} group by ${by}fairness, rule`.execute(db);
     take(rows.rows);
     if (s !== undefined && d0 !== null && s < d0 * DAY_MS) raw.push([s, d0 * DAY_MS]);

@@ -229,6 +229,8 @@ export const OTHER_DERIVED_KEYS = {
   ru_counter: ['name'],
   /** Games per UTC day × creator × token × pool × player × fairness verdict × rule (migration 0011, docs/design.md "Fairness audit"). */
   ru_fair_day: ['day', 'creator', 'token', 'pool', 'player', 'fairness', 'rule'],
+  /** ru_fair_day without the player (migration 0015): a window's counts overall or by creator or pool. */
+  ru_fair_dg: ['day', 'creator', 'token', 'pool', 'fairness', 'rule'],
   /** Games all time per creator × token × pool × fairness verdict × rule (migration 0011). */
   ru_fair: ['creator', 'token', 'pool', 'fairness', 'rule'],
 } as const;
