@@ -108,7 +108,9 @@ describe.each(testDialects())('house-edge facts (%s)', (dialect) => {
       const adapter = dialect === 'sqlite' ? sqliteAdapter : postgresAdapter;
       const migrator = createMigrator(udb, adapter, upgraded.config.kind === 'postgres' ? upgraded.config.schema : undefined);
       expect((await migrator.migrateTo('0006_pools')).error).toBeUndefined();
-      const columns = (await udb.introspection.getTables()).find((t) => t.name === 'games')!.columns.map((c) => c.name);
+      // The upgraded place's own games table (other schemas of the test database have theirs).
+      const own = upgraded.config.kind === 'postgres' ? upgraded.config.schema : undefined;
+      const columns = (await udb.introspection.getTables()).find((t) => t.name === 'games' && (own === undefined || t.schema === own))!.columns.map((c) => c.name);
       const rows = await db.selectFrom('games').select(columns).execute();
       await udb.insertInto('games').values(rows).execute();
       expect((await migrator.migrateToLatest()).error).toBeUndefined();
