@@ -88,14 +88,8 @@ export interface FairDayTable {
 }
 
 /** `ru_fair_dg` (migration 0015): ru_fair_day without the player: games per UTC day × creator × token × pool × fairness × rule. */
-export interface FairDayGroupTable {
+export interface FairDayGroupTable extends FairTable {
   day: number;
-  creator: string;
-  token: string;
-  pool: string;
-  fairness: string;
-  rule: string;
-  games: Int;
 }
 
 /** `pool_changes`: one row per PoolChange (deposit or withdrawal), keyed by (signature, event_index); amounts as u64 decimal text. */
