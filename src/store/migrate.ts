@@ -15,6 +15,7 @@ import { migration0012 } from './migrations/0012_coverage.js';
 import { migration0013 } from './migrations/0013_block_rollups.js';
 import { migration0014 } from './migrations/0014_block_sort_indexes.js';
 import { migration0015 } from './migrations/0015_fairness_day_groups.js';
+import { migration0016 } from './migrations/0016_return_days.js';
 
 /** Ordered, append-only list of migrations; names sort in application order. */
 function migrationsFor(a: DialectAdapter): Record<string, Migration> {
@@ -33,6 +34,7 @@ function migrationsFor(a: DialectAdapter): Record<string, Migration> {
     '0013_block_rollups': migration0013(a),
     '0014_block_sort_indexes': migration0014(a),
     '0015_fairness_day_groups': migration0015(a),
+    '0016_return_days': migration0016(a),
   };
 }
 

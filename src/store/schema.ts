@@ -92,6 +92,32 @@ export interface FairDayGroupTable extends FairTable {
   day: number;
 }
 
+/** `ru_active_day` (migration 0016): the UTC days a player played in a group (creator '' = every game, or one creator). */
+export interface ActiveDayTable {
+  creator: string;
+  player: string;
+  day: number;
+}
+
+/**
+ * `ru_return_day` (migration 0016, docs/design.md §7 "Distinct players of a closed window"): players
+ * of a group who played on `day` and whose previous active day in the group was `prev_day` (-1: none).
+ */
+export interface ReturnDayTable {
+  creator: string;
+  day: number;
+  prev_day: number;
+  players: Int;
+}
+
+/** `ru_return_block` (migration 0016): ru_return_day summed per 32-day block (block = day / 32). */
+export interface ReturnBlockTable {
+  creator: string;
+  block: number;
+  prev_day: number;
+  players: Int;
+}
+
 /** `pool_changes`: one row per PoolChange (deposit or withdrawal), keyed by (signature, event_index); amounts as u64 decimal text. */
 export interface PoolChangesTable {
   signature: string;
@@ -420,6 +446,9 @@ export interface Database {
   ru_fair_day: FairDayTable;
   ru_fair_dg: FairDayGroupTable;
   ru_fair: FairTable;
+  ru_active_day: ActiveDayTable;
+  ru_return_day: ReturnDayTable;
+  ru_return_block: ReturnBlockTable;
   pool_changes: PoolChangesTable;
   pools: PoolsTable;
   mints: MintsTable;

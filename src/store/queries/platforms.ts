@@ -3,7 +3,8 @@ import { MS_PER_DAY, dayOf } from '../../core/index.js';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
 import type { PlatformEntry, PlatformsQuery } from '../types.js';
-import { activePlayers, dayAndBlockParts, num } from './common.js';
+import { activePlayers, num } from './common.js';
+import { windowPlayers } from './window-players.js';
 import { rangeSums } from './series.js';
 import { keysetKinds, positionValues } from './keyset.js';
 
@@ -56,8 +57,8 @@ export async function platforms(db: Kysely<Database>, a: DialectAdapter, q: Plat
 /**
  * /platforms over a closed window [start, end) (docs/design.md §4 "Windows"): sums and the last
  * game per creator from ru_day_c / ru_hour_c and the sub-hour edges (queries/series.ts);
- * unique players per creator from ru_block_daily's whole blocks, ru_daily's days and the raw games of the partial first and
- * last days (common.ts windowSource). Grows with the window, not with history.
+ * unique players per listed creator from the previous-active-day counts (window-players.ts).
+ * Grows with the window's days and its edge days' games, not with history or players.
  */
 async function closedWindow(db: Kysely<Database>, a: DialectAdapter, q: PlatformsQuery, start: number, end: number): Promise<PlatformEntry[]> {
   const [groups] = await rangeSums(db, a, { day: 'ru_day_c', hour: 'ru_hour_c', filter: {}, byCreator: true }, [{ from: start, to: end }], ['plays', 'usd_wager', 'usd_creator_fee', 'last_ms']);
@@ -74,20 +75,7 @@ async function closedWindow(db: Kysely<Database>, a: DialectAdapter, q: Platform
   const page = rows.slice(0, q.limit);
   if (page.length === 0) return page;
   // Distinct players of each listed creator in the window.
-  const res = await sql<{ creator: string; n: unknown }>`select creator, count(distinct player) as n from (${windowSourceByCreator(a, start, end)}) w
-    where creator in (${sql.join(page.map((r) => r.creator))}) group by creator`.execute(db);
-  const n = new Map(res.rows.map((r) => [String(r.creator), num(r.n)]));
+  const n = await windowPlayers(db, page.map((r) => r.creator), start, end);
   for (const r of page) r.unique_players = n.get(r.creator) ?? 0;
   return page;
-}
-
-/** (creator, player) rows of the games in [start, end): ru_block_daily's whole 32-day blocks and ru_daily's days at their edges (common.ts blockSpans), raw games of the partial first and last days. */
-function windowSourceByCreator(_a: DialectAdapter, start: number, end: number) {
-  const d = dayOf(start);
-  const e = dayOf(end);
-  if (e <= d) return sql`select creator, player from games where time_ms >= ${start} and time_ms < ${end}`;
-  const whole = dayAndBlockParts('ru_daily', 'ru_block_daily', sql`creator, player`, d + 1, e, sql``);
-  return sql`${sql.join(whole.length > 0 ? whole : [sql`select creator, player from ru_daily where 1=0`], sql` union all `)}
-    union all select creator, player from games where time_ms >= ${start} and time_ms < ${(d + 1) * MS_PER_DAY}
-    union all select creator, player from games where time_ms >= ${e * MS_PER_DAY} and time_ms < ${end}`;
 }

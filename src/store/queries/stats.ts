@@ -3,8 +3,9 @@ import { MS_PER_DAY, dayOf } from '../../core/index.js';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
 import type { StatsQuery, StatsResult } from '../types.js';
-import { playerCounterName } from '../rollups/definitions.js';
-import { activePlayers, counter, coversHistory, filterSql, num, windowSource } from './common.js';
+import { ALL_CREATORS, playerCounterName } from '../rollups/definitions.js';
+import { activePlayers, counter, coversHistory, filterSql, num } from './common.js';
+import { windowPlayers } from './window-players.js';
 import { rangeSums } from './series.js';
 
 /** Active window of `active_players`: the last 60 minutes of wall clock (docs/design.md §3). */
@@ -19,8 +20,8 @@ export async function stats(db: Kysely<Database>, a: DialectAdapter, q: StatsQue
   if (q.endTime !== undefined) {
     // A closed window [startTime, endTime): the last-play shortcut below does not hold (a player's
     // last play may lie after the end), so sums, creators and first_bet_time come from the
-    // window's rollup days and hours per creator (queries/series.ts), players from the window's
-    // per-player rows (common.ts windowSource).
+    // window's rollup days and hours per creator (queries/series.ts), players from the
+    // previous-active-day counts (window-players.ts).
     const [groups] = await rangeSums(db, a, { day: 'ru_day_c', hour: 'ru_hour_c', filter: f, byCreator: true }, [{ from: q.startTime ?? 0, to: q.endTime }], [
       'plays', 'usd_wager', 'usd_creator_fee', 'usd_net', 'first_ms',
     ]);
@@ -32,8 +33,9 @@ export async function stats(db: Kysely<Database>, a: DialectAdapter, q: StatsQue
       net += num(g.usd_net);
       first = first === undefined ? num(g.first_ms) : Math.min(first, num(g.first_ms));
     }
-    const players = await sql<{ n: unknown }>`select count(distinct player) as n from (${windowSource(a, f, q.startTime, q.endTime)}) w`.execute(db);
-    row = { plays, usd_volume: usd, revenue, net, creators: groups!.size, players: players.rows[0]?.n, first_ms: first };
+    const group = q.creator ?? ALL_CREATORS;
+    const players = (await windowPlayers(db, [group], q.startTime ?? 0, q.endTime)).get(group);
+    row = { plays, usd_volume: usd, revenue, net, creators: groups!.size, players, first_ms: first };
   } else if (q.startTime === undefined) {
     // All-time: sums from the small ru_ctp rollup, player count from per-player rollups.
     const sums = await sql<Record<string, unknown>>`select sum(plays) as plays, sum(usd_wager) as usd_volume,

@@ -189,6 +189,12 @@ export function playerCounterName(table: RollupTable, key: Readonly<Record<strin
  */
 export const BLOCK_DAYS = 32;
 
+/** The group of every game in ru_active_day / ru_return_day / ru_return_block (migration 0016; a creator address is never empty). */
+export const ALL_CREATORS = '';
+
+/** ru_return_day.prev_day of a player's first active day in a group (migration 0016). */
+export const NO_PREVIOUS_DAY = -1;
+
 /** The 32-day block (BLOCK_DAYS) of a UTC day number. */
 export const blockOf = (day: number | bigint): number => Math.floor(Number(day) / BLOCK_DAYS);
 
@@ -233,6 +239,12 @@ export const OTHER_DERIVED_KEYS = {
   ru_fair_dg: ['day', 'creator', 'token', 'pool', 'fairness', 'rule'],
   /** Games all time per creator × token × pool × fairness verdict × rule (migration 0011). */
   ru_fair: ['creator', 'token', 'pool', 'fairness', 'rule'],
+  /** A player's active UTC days per group, creator '' = every game (migration 0016, docs/design.md §7). */
+  ru_active_day: ['creator', 'player', 'day'],
+  /** Players per group × day × previous active day (migration 0016): distinct players of closed windows. */
+  ru_return_day: ['creator', 'day', 'prev_day'],
+  /** ru_return_day per 32-day block (migration 0016). */
+  ru_return_block: ['creator', 'block', 'prev_day'],
 } as const;
 
 /** Every derived table. */

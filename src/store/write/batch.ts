@@ -10,6 +10,7 @@ import { fixedChunks, runPrecompiled } from '../statement-cache.js';
 import type { Database } from '../schema.js';
 import type { WriteBatch, WriteResult } from '../types.js';
 import { applyChanged, auditBatch, FairAccumulator, ownRule, seedHash, type AuditRow } from './fairness.js';
+import { ReturnAccumulator } from './returns.js';
 
 type Db = Transaction<Database> | Kysely<Database>;
 
@@ -36,6 +37,8 @@ interface Ctx {
   counters: CounterAccumulator;
   /** ru_fair_day (migration 0011): game counts per verdict. */
   fair: FairAccumulator;
+  /** ru_active_day / ru_return_day / ru_return_block (migration 0016): players' active days per group. */
+  returns: ReturnAccumulator;
   /** pool → token of pools touched by this batch. */
   pools: Map<string, string>;
   result: WriteResult;
@@ -155,6 +158,7 @@ async function insertGames(ctx: Ctx, events: (LocatedEvent & { name: 'GameSettle
       if (b.row.usd_per_unit === null) ctx.counters.add('unpriced_games', 1);
       ctx.rollups.add(b.dims, b.delta);
       ctx.fair.add(audits.get(b.row)!, 1);
+      ctx.returns.add(b.row.creator, b.row.player, b.row.day);
       const key = orderKey(b.e.slot, b.e.signature, b.e.eventIndex);
       ctx.poolHours.add(b.e.data.pool, Number(b.row.hour_ms), key, b.e.data.poolLiquidity, null);
       const d = b.e.data;
@@ -249,6 +253,7 @@ export async function writeBatch(
       poolTotals: new PoolAccumulator(),
       counters: new CounterAccumulator(),
       fair: new FairAccumulator(),
+      returns: new ReturnAccumulator(),
       pools: new Map(),
       result: { gamesInserted: 0, poolChangesInserted: 0, poolsCreatedInserted: 0, duplicates: 0 },
     };
@@ -277,6 +282,7 @@ export async function writeBatch(
     await ctx.poolTotals.flush(trx);
     await ctx.counters.flush(trx);
     await ctx.fair.flush(trx);
+    await ctx.returns.flush(trx, a);
     const state: Record<string, string> = { ...(batch.state ?? {}) };
     for (const [reason, n] of Object.entries(batch.skipped ?? {})) {
       if (!n) continue;

@@ -5,6 +5,7 @@ import { orderKey } from '../order-key.js';
 import { DERIVED_TABLES, gameDelta, playerCounterOf, PLAYER_ROLLUP_TABLES, PoolAccumulator, PoolHourAccumulator, refreshPoolTvl, RollupAccumulator } from '../rollups/index.js';
 import type { Database } from '../schema.js';
 import { rebuildFairness } from './fairness.js';
+import { rebuildReturns } from './returns.js';
 
 /** Recomputes every rollup and counter from raw events, in one transaction (docs/architecture.md convention 3). */
 export async function rebuildRollups(db: Kysely<Database>, a: DialectAdapter): Promise<void> {
@@ -91,6 +92,8 @@ export async function rebuildRollupsIn(db: Kysely<any>, a: DialectAdapter): Prom
     await sql`insert into ru_counter (name, n) select ${sql.lit('pool_changes:')} || pool, count(*) from pool_changes group by pool`.execute(trx);
     // The fairness audit: verdicts from raw fields, then ru_fair_day (docs/design.md "Fairness audit").
     await rebuildFairness(trx);
+    // Players' active days and their previous active days (migration 0016).
+    await rebuildReturns(trx);
   }
 }
 

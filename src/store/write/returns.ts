@@ -1,0 +1,166 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { DialectAdapter } from '../dialect.js';
+import { ALL_CREATORS, blockOf, NO_PREVIOUS_DAY } from '../rollups/index.js';
+import type { Database } from '../schema.js';
+import { fixedChunks, runPrecompiled } from '../statement-cache.js';
+
+type Db = Transaction<Database> | Kysely<Database>;
+
+
+interface ActiveDay {
+  creator: string;
+  player: string;
+  day: number;
+}
+
+/**
+ * The write path's side of migration 0016 (docs/design.md §7 "Distinct players of a closed
+ * window"): collects the (group, player, UTC day) triples of a batch's games, then on flush
+ * inserts the new ones into ru_active_day and moves ru_return_day / ru_return_block counts.
+ *
+ * Games arrive in any order (the backfill stores history newest first, the tail oldest first), so
+ * a new active day d may fall between two known ones x < d < y of the same player. Inserting it
+ * adds (d, x) and replaces (y, x) by (y, d): every count is a sum of such ±1 deltas, so
+ * incremental writes equal a rebuild whatever the order (test/store/return-days.test.ts).
+ */
+export class ReturnAccumulator {
+  private readonly days = new Map<string, ActiveDay[]>();
+
+  /** A game by `player` with `creator` on UTC day `day`: counts in its creator's group and in ALL_CREATORS. */
+  add(creator: string, player: string, day: number): void {
+    this.one(ALL_CREATORS, player, day);
+    this.one(creator, player, day);
+  }
+
+  private one(creator: string, player: string, day: number): void {
+    const k = `${creator}\u0000${player}`;
+    let list = this.days.get(k);
+    if (!list) this.days.set(k, (list = []));
+    if (!list.some((x) => x.day === day)) list.push({ creator, player, day });
+  }
+
+  /** Writes the batch's new active days and their count deltas (in `db`'s transaction). */
+  async flush(db: Db, a: DialectAdapter): Promise<void> {
+    const all = [...this.days.values()].flat();
+    this.days.clear();
+    if (all.length === 0) return;
+    // Each triple's neighbours among the days stored before this batch: the latest ≤ its day
+    // (equal: already known) and the earliest after it.
+    const known = new Map<string, { atOrBefore: number | null; after: number | null }>();
+    for (const chunk of fixedChunks(all)) {
+      const params: unknown[] = [];
+      for (const t of chunk) params.push(t.creator, t.player, t.day);
+      const build = () => {
+        let i = 0;
+        const rows = chunk.map(() => sql`(${params[i++]}, ${params[i++]}, cast(${params[i++]} as integer))`);
+        return sql`with v (creator, player, day) as (values ${sql.join(rows)})
+          select v.creator, v.player, v.day,
+            (select max(s.day) from ru_active_day s where s.creator = v.creator and s.player = v.player and s.day <= v.day) as at_or_before,
+            (select min(s.day) from ru_active_day s where s.creator = v.creator and s.player = v.player and s.day > v.day) as after
+          from v`.compile(db);
+      };
+      const res = await runPrecompiled<{ creator: string; player: string; day: unknown; at_or_before: unknown; after: unknown }>(db, `${a.kind}:returns:${chunk.length}`, build, params);
+      for (const r of res.rows) {
+        known.set(`${r.creator}\u0000${r.player}\u0000${Number(r.day)}`, {
+          atOrBefore: r.at_or_before === null ? null : Number(r.at_or_before),
+          after: r.after === null ? null : Number(r.after),
+        });
+      }
+    }
+    const deltas = new Map<string, { creator: string; unit: number; prev: number; n: number }>();
+    const move = (table: 'day' | 'block', creator: string, day: number, prev: number, n: number) => {
+      const unit = table === 'day' ? day : blockOf(day);
+      const k = `${table}\u0000${creator}\u0000${unit}\u0000${prev}`;
+      const e = deltas.get(k);
+      if (e) e.n += n;
+      else deltas.set(k, { creator, unit, prev, n });
+    };
+    const fresh: ActiveDay[] = [];
+    // Per player and group, insert the batch's new days in ascending order: day d's previous day
+    // is the later of its stored predecessor and the batch's last inserted day; its next day is its
+    // stored successor (the batch's later days are not inserted yet).
+    for (const list of groupByPlayer(all)) {
+      list.sort((x, y) => x.day - y.day);
+      let lastInserted: number | null = null;
+      for (const t of list) {
+        const n = known.get(`${t.creator}\u0000${t.player}\u0000${t.day}`)!;
+        if (n.atOrBefore === t.day) continue;
+        const prev = Math.max(n.atOrBefore ?? NO_PREVIOUS_DAY, lastInserted ?? NO_PREVIOUS_DAY);
+        for (const table of ['day', 'block'] as const) {
+          move(table, t.creator, t.day, prev, 1);
+          if (n.after !== null) {
+            move(table, t.creator, n.after, prev, -1);
+            move(table, t.creator, n.after, t.day, 1);
+          }
+        }
+        fresh.push(t);
+        lastInserted = t.day;
+      }
+    }
+    for (const chunk of fixedChunks(fresh)) {
+      const params: unknown[] = [];
+      for (const t of chunk) params.push(t.creator, t.player, t.day);
+      const build = () => {
+        let i = 0;
+        return sql`insert into ru_active_day (creator, player, day) values ${sql.join(chunk.map(() => sql`(${params[i++]}, ${params[i++]}, ${params[i++]})`))}`.compile(db);
+      };
+      await runPrecompiled(db, `${a.kind}:active-day:${chunk.length}`, build, params);
+    }
+    for (const table of ['day', 'block'] as const) {
+      const rows = [...deltas.entries()].filter(([k, d]) => k.startsWith(`${table}\u0000`) && d.n !== 0).map(([, d]) => d);
+      await upsertCounts(db, a, table, rows);
+    }
+  }
+}
+
+/** The triples of one (group, player) together. */
+function groupByPlayer(all: ActiveDay[]): ActiveDay[][] {
+  const m = new Map<string, ActiveDay[]>();
+  for (const t of all) {
+    const k = `${t.creator}\u0000${t.player}`;
+    const list = m.get(k);
+    if (list) list.push(t);
+    else m.set(k, [t]);
+  }
+  return [...m.values()];
+}
+
+/** Adds count deltas to ru_return_day or ru_return_block; a row whose count reaches 0 is deleted (a rebuild would not have it). */
+async function upsertCounts(db: Db, a: DialectAdapter, table: 'day' | 'block', rows: { creator: string; unit: number; prev: number; n: number }[]): Promise<void> {
+  const name = table === 'day' ? 'ru_return_day' : 'ru_return_block';
+  const unit = table === 'day' ? 'day' : 'block';
+  const emptied: { creator: string; unit: number; prev: number }[] = [];
+  for (const chunk of fixedChunks(rows)) {
+    const params: unknown[] = [];
+    for (const r of chunk) params.push(r.creator, r.unit, r.prev, r.n);
+    const build = () => {
+      let i = 0;
+      return sql`insert into ${sql.raw(name)} (creator, ${sql.raw(unit)}, prev_day, players)
+        values ${sql.join(chunk.map(() => sql`(${params[i++]}, ${params[i++]}, ${params[i++]}, ${params[i++]})`))}
+        on conflict (creator, ${sql.raw(unit)}, prev_day) do update set players = ${sql.raw(name)}.players + excluded.players
+        returning creator, ${sql.raw(unit)} as unit, prev_day, players`.compile(db);
+    };
+    const res = await runPrecompiled<{ creator: string; unit: unknown; prev_day: unknown; players: unknown }>(db, `${a.kind}:${name}:${chunk.length}`, build, params);
+    for (const r of res.rows) if (Number(r.players) === 0) emptied.push({ creator: r.creator, unit: Number(r.unit), prev: Number(r.prev_day) });
+  }
+  for (const e of emptied) {
+    await sql`delete from ${sql.raw(name)} where creator = ${e.creator} and ${sql.raw(unit)} = ${e.unit} and prev_day = ${e.prev} and players = 0`.execute(db);
+  }
+}
+
+/**
+ * Refills ru_active_day, ru_return_day and ru_return_block from `games` (the rebuild, which has
+ * already emptied them): each player's active days per group, and each day's previous one by
+ * `lag` over the player's days.
+ */
+export async function rebuildReturns(db: Db): Promise<void> {
+  await sql`insert into ru_active_day (creator, player, day)
+    select distinct ${sql.lit(ALL_CREATORS)}, player, day from games
+    union select distinct creator, player, day from games`.execute(db);
+  await sql`insert into ru_return_day (creator, day, prev_day, players)
+    select creator, day, prev_day, count(*) from (
+      select creator, day, coalesce(lag(day) over (partition by creator, player order by day), ${sql.lit(NO_PREVIOUS_DAY)}) as prev_day from ru_active_day
+    ) x group by creator, day, prev_day`.execute(db);
+  await sql`insert into ru_return_block (creator, block, prev_day, players)
+    select creator, day / 32, prev_day, sum(players) from ru_return_day group by creator, day / 32, prev_day`.execute(db);
+}
