@@ -1,9 +1,9 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { MS_PER_DAY } from '../../core/index.js';
 import type { Database } from '../schema.js';
-import { GAME_SUM_OF_ROW, type GameSumColumn } from '../rollups/definitions.js';
+import { BLOCK_DAYS, GAME_SUM_OF_ROW, type GameSumColumn } from '../rollups/definitions.js';
 import type { BiggestWin, BiggestWinsQuery, HouseEdgeGroupBy, HouseEdgeQuery, HouseEdgeResult } from '../types-house.js';
-import { big, coversHistory, dayAndBlockParts, filterSql, joinHiLoRow, num } from './common.js';
+import { big, blockSpans, coversHistory, dayAndBlockParts, filterSql, joinHiLoRow, num } from './common.js';
 import { type KeyKind, positionValues } from './keyset.js';
 
 /**
@@ -70,7 +70,12 @@ export async function houseEdge(db: Kysely<Database>, q: HouseEdgeQuery): Promis
   const rawGames = (from: number | undefined, to: number | undefined) => sql`select ${cols}, ${ofRow} from games where 1=1 ${timeRange(from, to)} ${filterSql(f)}`;
 
   const parts: RawBuilder<unknown>[] = [];
-  if (q.groupBy === 'game' && q.user !== undefined) {
+  const unfiltered = q.creator === undefined && q.token === undefined && q.pool === undefined && q.user === undefined;
+  if (q.groupBy === 'player' && unfiltered && (q.startTime !== undefined || q.endTime !== undefined)) {
+    const page = await playersPage(db, q);
+    if (page === null) return { results: [], next: null };
+    parts.push(page);
+  } else if (q.groupBy === 'game' && q.user !== undefined) {
     parts.push(rawGames(q.startTime, q.endTime));
   } else if (q.startTime === undefined && q.endTime === undefined) {
     // All time: the all-time rollups (per player × creator × token × pool; per creator × token × pool), or every block of ru_block_game.
@@ -116,6 +121,55 @@ export async function houseEdge(db: Kysely<Database>, q: HouseEdgeQuery): Promis
     })),
     next: res.rows.length > q.limit && last ? { values: keyCols.map((c) => String(last[c])) } : null,
   };
+}
+
+/**
+ * The rows (player, token, EDGE_SUMS) of the players a /house-edge?groupBy=player page over a
+ * window without filters can hold (docs/design.md §10 "House edge by player over a window"):
+ * not every player of the window, only the first limit + 2 players at or after the keyset's
+ * player. Each part of the window — a whole 32-day block (ru_block_user), a day at the blocks'
+ * edges (ru_day_user), a cut day's raw games — lists its players in address order; the first
+ * limit + 2 of their union are the first limit + 2 of the window (a player of the union's first
+ * k is among the first k of each part that holds it), and they hold the page's limit + 1 keys (the
+ * keyset's own player may have no key left after its token). Their sums come from ru_block_user_t
+ * for the whole blocks and from their raw games (index g_player_time) for the rest of the window.
+ * null when the window holds no game.
+ */
+async function playersPage(db: Kysely<Database>, q: HouseEdgeQuery): Promise<RawBuilder<unknown> | null> {
+  // An open side of the window ends at the first or last stored game.
+  const ends = await sql<{ first: unknown; last: unknown }>`select (select min(time_ms) from games) as first, (select max(time_ms) from games) as last`.execute(db);
+  const first = ends.rows[0]?.first;
+  const last = ends.rows[0]?.last;
+  if (first === null || first === undefined || last === null || last === undefined) return null;
+  const start = Math.max(q.startTime ?? num(first), num(first));
+  const end = Math.min(q.endTime ?? num(last) + 1, num(last) + 1);
+  if (end <= start) return null;
+  const { days, raw } = splitWindow(start, end);
+  const spans = days ? blockSpans(days[0], days[1]) : { blocks: null, days: [] };
+  const k = q.limit + 2;
+  const from = q.after === undefined ? undefined : (positionValues(q.after, houseEdgeKinds('player')) as string[])[0];
+  const atOrAfter = from === undefined ? sql`` : sql`and player >= ${from}`;
+  const lists: RawBuilder<unknown>[] = [];
+  const [b0, b1] = spans.blocks ?? [0, 0];
+  for (let b = b0!; b < b1!; b++) lists.push(sql`select player from ru_block_user where block = ${b} ${atOrAfter} order by player limit ${k}`);
+  for (const [d0, d1] of spans.days) for (let d = d0!; d < d1!; d++) lists.push(sql`select player from ru_day_user where day = ${d} ${atOrAfter} order by player limit ${k}`);
+  // A cut day's players unsorted: bounded by the day's games, sorted with the rest below.
+  for (const [t0, t1] of raw) lists.push(sql`select distinct player from games where 1=1 ${timeRange(t0, t1)} ${atOrAfter}`);
+  const candidates = await sql<{ player: string }>`select distinct player from (${sql.join(
+    lists.map((l, i) => sql`select player from (${l}) ${sql.raw(`l${i}`)}`),
+    sql` union all `,
+  )}) u order by player limit ${k}`.execute(db);
+  if (candidates.rows.length === 0) return null;
+  const players = sql.join(candidates.rows.map((r) => r.player));
+  // The window outside its whole blocks, in ms: before the first block and after the last.
+  const blockMs = BLOCK_DAYS * MS_PER_DAY;
+  const rest: [number, number][] = spans.blocks ? [[start, b0! * blockMs], [b1! * blockMs, end]] : [[start, end]];
+  const sums = sql.raw(EDGE_SUMS.join(', '));
+  const ofRow = sql.raw(EDGE_SUMS.map((c) => (GAME_SUM_OF_ROW[c] === c ? c : `${GAME_SUM_OF_ROW[c]} as ${c}`)).join(', '));
+  const parts: RawBuilder<unknown>[] = [];
+  if (spans.blocks) parts.push(sql`select player, token, ${sums} from ru_block_user_t where block >= ${b0} and block < ${b1} and player in (${players})`);
+  for (const [t0, t1] of rest) if (t0 < t1) parts.push(sql`select player, token, ${ofRow} from games where player in (${players}) and time_ms >= ${t0} and time_ms < ${t1}`);
+  return sql.join(parts, sql` union all `);
 }
 
 /** Key columns of each wins ordering: the games index of migration 0001 (games_multiplier, games_usd_profit). */
