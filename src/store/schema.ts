@@ -364,6 +364,16 @@ export interface RuBlockUserTTable extends GameSums {
   token: string;
 }
 
+/** Per UTC day × creator × player (migration 0017): lists of the top-N of `/players` windows with a creator. */
+export interface RuDayUserCTable extends RuDayUserTable {
+  creator: string;
+}
+
+/** Per 32-day block × creator × player (migration 0017). */
+export interface RuBlockUserCTable extends RuBlockUserTable {
+  creator: string;
+}
+
 /**
  * All-time per player × creator (migration 0004): /players with `creator`. Like ru_user_t,
  * ru_user_tp and ru_user_ct (one per filter shape), indexed on every allowed sort key
@@ -482,4 +492,6 @@ export interface Database {
   ru_block_daily: RuBlockDailyTable;
   ru_block_game: RuBlockGameTable;
   ru_block_user_t: RuBlockUserTTable;
+  ru_day_user_c: RuDayUserCTable;
+  ru_block_user_c: RuBlockUserCTable;
 }

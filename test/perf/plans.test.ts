@@ -95,11 +95,16 @@ async function runEveryRead(): Promise<void> {
       if (page.next) await q.players({ ...fl, sortBy, limit: 10, offset: 0, after: page.next });
     }
   }
-  // Long windows by usd_volume: the early-stopping top-N (docs/design.md §7 "Top-N over a window's parts") reads
-  // each whole block's and edge day's players in usd_wager order (migration 0014), open and closed windows.
+  // Long windows by USD volume or profit, of every player or one creator: the early-stopping top-N
+  // (docs/design.md §7 "Top-N over a window's parts") reads each whole block's and edge day's
+  // players in the sort key's order (migrations 0014 and 0017), open and closed windows.
   for (const [startTime, endTime] of [[now - 200 * 86_400_000 - 5_000, undefined], [now - 300 * 86_400_000 + 7_000, now - 90 * 86_400_000 - 3_000]] as const) {
-    const top = await q.players({ sortBy: 'usd_volume', limit: 3, offset: 0, startTime, endTime });
-    expect(top.results.length).toBe(3);
+    for (const sortBy of ['usd_volume', 'usd_profit'] as const) {
+      for (const creator of [undefined, f.creators[0]]) {
+        const top = await q.players({ sortBy, creator, limit: 3, offset: 0, startTime, endTime });
+        expect(top.results.length).toBe(3);
+      }
+    }
   }
   // Live streams (docs/design.md §11): pool changes ascending after a position.
   const changes = await q.poolChanges({ pool: f.pools.SOL_A, itemsPerPage: 3, page: 0, sorting: 'ASC' });

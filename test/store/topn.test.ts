@@ -15,7 +15,7 @@ import { createCommon, MS_PER_DAY } from '../../src/core/index.js';
 import type { LocatedEvent } from '../../src/protocol/index.js';
 import { createStore, type LeaderboardEntry } from '../../src/store/index.js';
 import { postgresAdapter, sqliteAdapter } from '../../src/store/dialect.js';
-import { thresholdTopN, topVolumeWindow, type SortedList } from '../../src/store/queries/topn.js';
+import { thresholdTopN, topWindow, type SortedList, type TopSpec } from '../../src/store/queries/topn.js';
 import { loadFixture } from '../helpers/contract-world.js';
 import { generateFixture, type Fixture } from '../helpers/fixture.js';
 import { testDialects } from '../helpers/store.js';
@@ -45,15 +45,16 @@ function withTies(f: Fixture, tied: string): { f: Fixture; clones: string[] } {
   return { f: { ...f, events }, clones: [before, after] };
 }
 
-interface Game { player: string; time_ms: number; usd: number; plays: number }
+interface Game { player: string; creator: string; time_ms: number; usd: number; profit: number; plays: number }
 
-/** Brute force over raw games: Σ usd_wager and plays per player of [start, end), ranked usd desc, player asc. */
-function oracle(games: Game[], start: number | undefined, end: number | undefined): { player: string; usd: number; plays: number }[] {
+/** Brute force over raw games: Σ of the spec's USD value (volume or profit) and plays per player of [start, end) (of the spec's creator), ranked desc, player asc. */
+function oracle(games: Game[], start: number | undefined, end: number | undefined, spec: TopSpec = { sortBy: 'usd_volume' }): { player: string; usd: number; plays: number }[] {
   const m = new Map<string, { player: string; usd: number; plays: number }>();
   for (const g of games) {
     if ((start !== undefined && g.time_ms < start) || (end !== undefined && g.time_ms >= end)) continue;
+    if (spec.creator !== undefined && g.creator !== spec.creator) continue;
     const e = m.get(g.player) ?? { player: g.player, usd: 0, plays: 0 };
-    e.usd += g.usd;
+    e.usd += spec.sortBy === 'usd_volume' ? g.usd : g.profit;
     e.plays += 1;
     m.set(g.player, e);
   }
@@ -68,11 +69,11 @@ const near = (x: number, y: number) => Math.abs(x - y) <= 1e-9 * Math.max(1, Mat
  * order the engine feeds them, so equal totals may differ in the last bits), players of a tie
  * group may come in any order; everything else is exact.
  */
-function expectRanking(got: LeaderboardEntry[], want: { player: string; usd: number; plays: number }[], label: string, exactTies = true, all = want): void {
+function expectRanking(got: LeaderboardEntry[], want: { player: string; usd: number; plays: number }[], label: string, exactTies = true, all = want, sortBy: TopSpec['sortBy'] = 'usd_volume'): void {
   expect(got.length, label).toBe(want.length);
   got.forEach((r, i) => {
     const w = want[i]!;
-    expect(near(r.usd_volume, w.usd), label).toBe(true);
+    expect(near(sortBy === 'usd_volume' ? r.usd_volume : r.usd_profit, w.usd), `${label} #${i}: ${sortBy === 'usd_volume' ? r.usd_volume : r.usd_profit} against ${w.usd}`).toBe(true);
     if (exactTies) {
       expect(r.user, label).toBe(w.player);
       expect(r.total_plays, label).toBe(w.plays);
@@ -103,8 +104,9 @@ describe('threshold algorithm', () => {
       const players = Array.from({ length: 40 + rand(60) }, (_, i) => `p${String(i).padStart(3, '0')}`);
       const rows = Array.from({ length: 1 + rand(6) }, () => {
         const m = new Map<string, number>();
-        // Each list holds a random subset; values 0..4 (a player missing from a list adds 0).
-        for (const p of players) if (rand(3) > 0) m.set(p, rand(5));
+        // Each list holds a random subset (a player missing from a list adds 0); values 0..4, or
+        // -3..4 in odd rounds (USD profit: a missing player's 0 is above a list's negative values).
+        for (const p of players) if (rand(3) > 0) m.set(p, round % 2 ? rand(8) - 3 : rand(5));
         return m;
       });
       const totals = new Map<string, number>();
@@ -144,7 +146,7 @@ describe('threshold algorithm', () => {
   });
 });
 
-describe.each(testDialects())('windowed usd_volume top-N (%s)', (dialect) => {
+describe.each(testDialects())('windowed USD volume and profit top-N, all players and one creator (%s)', (dialect) => {
   it('equals the brute-force ranking of the raw games for random windows, limits and offsets, ties at the N-th position included', async () => {
     const place = await openPlace(dialect, 'topn');
     const store = await createStore({ common: createCommon(), config: place.config });
@@ -155,65 +157,78 @@ describe.each(testDialects())('windowed usd_volume top-N (%s)', (dialect) => {
       // The tied player: an active one, so its clones rank high in most windows.
       const { f, clones } = withTies(base, base.users[2]!);
       await loadFixture(store, f, 'prices-first');
-      const games = ((await db.selectFrom('games').select(['player', 'time_ms', 'usd_wager']).execute()) as Record<string, unknown>[]).map(
-        (g): Game => ({ player: String(g.player), time_ms: Number(g.time_ms), usd: Number(g.usd_wager ?? 0), plays: 1 }),
+      const games = ((await db.selectFrom('games').select(['player', 'creator', 'time_ms', 'usd_wager', 'usd_profit']).execute()) as Record<string, unknown>[]).map(
+        (g): Game => ({ player: String(g.player), creator: String(g.creator), time_ms: Number(g.time_ms), usd: Number(g.usd_wager ?? 0), profit: Number(g.usd_profit ?? 0), plays: 1 }),
       );
       const tiedGames = games.filter((g) => g.player === base.users[2]).length;
       expect(tiedGames).toBeGreaterThan(20);
       expect(games.filter((g) => g.player === clones[0]).length).toBe(tiedGames);
       const t0 = Math.min(...games.map((g) => g.time_ms));
       const t1 = Math.max(...games.map((g) => g.time_ms));
+      // The tied player's busiest creator: its clones tie within that creator's leaderboard too.
+      const byCreator = new Map<string, number>();
+      for (const g of games) if (g.player === base.users[2]) byCreator.set(g.creator, (byCreator.get(g.creator) ?? 0) + 1);
+      const creator = [...byCreator].sort((x, y) => y[1] - x[1])[0]![0];
+      const specs: [TopSpec, number][] = [
+        [{ sortBy: 'usd_volume' }, 30],
+        [{ sortBy: 'usd_profit' }, 12],
+        [{ creator, sortBy: 'usd_volume' }, 12],
+        [{ creator, sortBy: 'usd_profit' }, 12],
+      ];
       let seed = 9;
       const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed / 2147483648);
-      let answered = 0;
-      let tieCases = 0;
-      let cases = 0;
-      for (let i = 0; i < 30; i++) {
-        // Long windows (≥ 40 days: whole blocks inside), cut at random times; some open-ended, some from the start of history.
-        const start = i % 7 === 3 ? undefined : Math.floor(t0 + rand() * (t1 - t0 - 40 * MS_PER_DAY));
-        const from = start ?? t0;
-        const end = i % 3 === 0 ? undefined : Math.floor(from + 40 * MS_PER_DAY + rand() * (t1 + MS_PER_DAY - from - 40 * MS_PER_DAY));
-        if (start === undefined && end === undefined) continue;
-        const want = oracle(games, start, end);
-        const label = (limit: number, offset: number) => `[${start}, ${end}) limit ${limit} offset ${offset}`;
-        // Limits whose boundary splits the tie group of the cloned player (when it is in the window), and random ones.
-        const tieAt = want.findIndex((w) => w.player === clones[0]);
-        const pages: [number, number][] = [[1, 0], [5, 0], [10, 3], [1 + Math.floor(rand() * 12), Math.floor(rand() * 8)]];
-        if (tieAt >= 0 && want[tieAt]!.usd > 0) {
-          expect(want[tieAt + 1]!.player).toBe(base.users[2]);
-          expect(want[tieAt + 1]!.usd).toBe(want[tieAt]!.usd);
-          pages.push([tieAt + 1, 0], [tieAt + 2, 0], [1, tieAt + 1], [2, tieAt], [1, tieAt]);
-          tieCases++;
-        }
-        // Whether the window is the early-stopping method's (else the summing path answers; see expectRanking).
-        const method = (await topVolumeWindow(db, a, start, end, 1)) !== undefined;
-        const exact = method || dialect === 'sqlite';
-        for (const [limit, offset] of pages) {
-          cases++;
-          const got = await store.queries.players({ sortBy: 'usd_volume', limit, offset, startTime: start, endTime: end });
-          expect(got.total, label(limit, offset)).toBe(want.length);
-          expectRanking(got.results, want.slice(offset, offset + limit), label(limit, offset), exact && (offset + limit + 1) * 4 < want.length, want);
-          expect(got.next === null, label(limit, offset)).toBe(offset + limit >= want.length);
-          // The method itself (not the summing fallback) over the same window.
-          const top = await topVolumeWindow(db, a, start, end, offset + limit + 1);
-          if (top) {
-            answered++;
-            expect(top.total).toBe(want.length);
-            expect(top.rows.map((r) => String(r.player)), label(limit, offset)).toEqual(want.slice(0, offset + limit + 1).map((w) => w.player));
+      for (const [spec, windows] of specs) {
+        let answered = 0;
+        let tieCases = 0;
+        let cases = 0;
+        for (let i = 0; i < windows; i++) {
+          // Long windows (≥ 40 days: whole blocks inside), cut at random times; some open-ended, some from the start of history.
+          const start = i % 7 === 3 ? undefined : Math.floor(t0 + rand() * (t1 - t0 - 40 * MS_PER_DAY));
+          const from = start ?? t0;
+          const end = i % 3 === 0 ? undefined : Math.floor(from + 40 * MS_PER_DAY + rand() * (t1 + MS_PER_DAY - from - 40 * MS_PER_DAY));
+          if (start === undefined && end === undefined) continue;
+          const want = oracle(games, start, end, spec);
+          const label = (limit: number, offset: number) => `${JSON.stringify(spec)} [${start}, ${end}) limit ${limit} offset ${offset}`;
+          // Limits whose boundary splits the tie group of the cloned player (when it is in the window), and random ones.
+          const tieAt = want.findIndex((w) => w.player === clones[0]);
+          const pages: [number, number][] = [[1, 0], [5, 0], [10, 3], [1 + Math.floor(rand() * 12), Math.floor(rand() * 8)]];
+          if (tieAt >= 0 && want[tieAt]!.usd > 0) {
+            expect(want[tieAt + 1]!.player).toBe(base.users[2]);
+            expect(want[tieAt + 1]!.usd).toBe(want[tieAt]!.usd);
+            pages.push([tieAt + 1, 0], [tieAt + 2, 0], [1, tieAt + 1], [2, tieAt], [1, tieAt]);
+            tieCases++;
           }
-          // A cursor continues where the page ended, without gap or repeat (the method again, with a keyset position).
-          if (got.next) {
-            const more = await store.queries.players({ sortBy: 'usd_volume', limit: 3, offset: 0, startTime: start, endTime: end, after: got.next });
-            expectRanking(more.results, want.slice(offset + limit, offset + limit + 3), `${label(limit, offset)} after`, exact && 16 < want.length, want);
+          // Whether the window is the early-stopping method's (else the summing path answers; see expectRanking).
+          const method = (await topWindow(db, a, spec, start, end, 1)) !== undefined;
+          const exact = method || dialect === 'sqlite';
+          const query = { sortBy: spec.sortBy, creator: spec.creator, startTime: start, endTime: end };
+          for (const [limit, offset] of pages) {
+            cases++;
+            const got = await store.queries.players({ ...query, limit, offset });
+            expect(got.total, label(limit, offset)).toBe(want.length);
+            expectRanking(got.results, want.slice(offset, offset + limit), label(limit, offset), exact && (offset + limit + 1) * 4 < want.length, want, spec.sortBy);
+            expect(got.next === null, label(limit, offset)).toBe(offset + limit >= want.length);
+            // The method itself (not the summing fallback) over the same window.
+            const top = await topWindow(db, a, spec, start, end, offset + limit + 1);
+            if (top) {
+              answered++;
+              expect(top.total).toBe(want.length);
+              expect(top.rows.map((r: Record<string, unknown>) => String(r.player)), label(limit, offset)).toEqual(want.slice(0, offset + limit + 1).map((w) => w.player));
+            }
+            // A cursor continues where the page ended, without gap or repeat (the method again, with a keyset position).
+            if (got.next) {
+              const more = await store.queries.players({ ...query, limit: 3, offset: 0, after: got.next });
+              expectRanking(more.results, want.slice(offset + limit, offset + limit + 3), `${label(limit, offset)} after`, exact && 16 < want.length, want, spec.sortBy);
+            }
           }
         }
+        if (spec.creator === undefined && spec.sortBy === 'usd_volume') expect(tieCases).toBeGreaterThan(5);
+        // Most windows are answered by the early-stopping method, not the fallback.
+        expect(answered, JSON.stringify(spec)).toBeGreaterThan(cases / 2);
       }
-      expect(tieCases).toBeGreaterThan(5);
-      // Most windows are answered by the early-stopping method, not the fallback.
-      expect(answered).toBeGreaterThan(cases / 2);
       // Falls back (undefined) for a window without a whole block and for a depth near the window's players.
-      expect(await topVolumeWindow(db, a, t1 - 20 * MS_PER_DAY, undefined, 5)).toBeUndefined();
-      expect(await topVolumeWindow(db, a, t0, undefined, 10_000)).toBeUndefined();
+      expect(await topWindow(db, a, { sortBy: 'usd_volume' }, t1 - 20 * MS_PER_DAY, undefined, 5)).toBeUndefined();
+      expect(await topWindow(db, a, { sortBy: 'usd_volume' }, t0, undefined, 10_000)).toBeUndefined();
     } finally {
       await store.close();
       await db.destroy();

@@ -5,7 +5,7 @@ import type { KeysetPosition, LeaderboardEntry, PlayerQuery, PlayerResult, Playe
 import { GAME_ROLLUP_COLUMNS, playerCounterName, SORT_KEYS, type RollupTable } from '../rollups/definitions.js';
 import { AGG_SUMS, aggregatedOrder, counter, coversHistory, filterSql, num, poolToken, tokenSums, windowSource } from './common.js';
 import { keysetKinds, positionValues } from './keyset.js';
-import { topVolumeWindow, TOPN_MAX_DEPTH } from './topn.js';
+import { topWindow, TOPN_MAX_DEPTH } from './topn.js';
 
 /** A per-player rollup row's columns (rollups/definitions.ts), as read by the all-time leaderboards. */
 const ROW_COLUMNS = sql.raw(GAME_ROLLUP_COLUMNS.join(', '));
@@ -64,14 +64,15 @@ export async function players(db: Kysely<Database>, a: DialectAdapter, q: Player
   const windowed = q.startTime !== undefined || q.endTime !== undefined;
   if (!windowed && !filtered && (q.sortBy === 'usd_profit' || q.sortBy === 'usd_volume')) return topPlayers(db, a, q);
   if (!windowed && filtered) return filteredPlayers(db, a, q, singleToken);
-  // Windowed usd_volume without filter or keyset position: early-stopping top-N (topn.ts), which
-  // answers undefined when the summing path below is the cheaper one.
-  if (windowed && !filtered && q.sortBy === 'usd_volume' && (q.after === undefined ? q.offset : 0) + q.limit < TOPN_MAX_DEPTH) {
+  // Windowed USD volume or profit, of every player or of one creator: early-stopping top-N
+  // (topn.ts), which answers undefined when the summing path below is the cheaper one.
+  const topSort = q.sortBy === 'usd_volume' || q.sortBy === 'usd_profit' ? q.sortBy : undefined;
+  if (windowed && !singleToken && topSort !== undefined && (q.after === undefined ? q.offset : 0) + q.limit < TOPN_MAX_DEPTH) {
     const offset = q.after === undefined ? q.offset : 0;
     const after = q.after === undefined ? undefined : positionValues(q.after, keysetKinds('players')) as [string, string];
     // A position whose value is no finite number is left to the summing path (afterSql).
     if (!after || Number.isFinite(Number(after[0]))) {
-      const top = await topVolumeWindow(db, a, q.startTime, q.endTime, offset + q.limit + 1, after && { sk: Number(after[0]), player: after[1] });
+      const top = await topWindow(db, a, { creator: q.creator, sortBy: topSort }, q.startTime, q.endTime, offset + q.limit + 1, after && { sk: Number(after[0]), player: after[1] });
       if (top) return pageOf(top.rows.slice(offset), q.limit, false, top.total);
     }
   }

@@ -2,8 +2,9 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { dayOf, MS_PER_DAY } from '../../core/index.js';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
-import { BLOCK_DAYS, blockOf, GAME_ROLLUP_COLUMNS } from '../rollups/definitions.js';
+import { ALL_CREATORS, BLOCK_DAYS, blockOf, GAME_ROLLUP_COLUMNS } from '../rollups/definitions.js';
 import { activePlayers, AGG_SUMS, num, rawDayPart } from './common.js';
+import { windowPlayers } from './window-players.js';
 
 /**
  * Deepest position (offset + limit) the early-stopping top-N serves; deeper pages read the
@@ -25,6 +26,26 @@ interface WindowParts {
   blocks: number[];
   days: number[];
   raw: { day: number; from: number; to: number }[];
+}
+
+/**
+ * The leaderboard a top-N ranks: every player's, or one creator's (lists from ru_block_user_c /
+ * ru_day_user_c, migration 0017), by USD volume or USD profit.
+ */
+export interface TopSpec {
+  creator?: string | undefined;
+  sortBy: 'usd_volume' | 'usd_profit';
+}
+
+/** The tables, filter and column of a spec's lists. */
+function source(spec: TopSpec) {
+  const c = spec.creator;
+  return {
+    block: c === undefined ? 'ru_block_user' : 'ru_block_user_c',
+    day: c === undefined ? 'ru_day_user' : 'ru_day_user_c',
+    where: c === undefined ? sql`` : sql`and creator = ${c}`,
+    column: spec.sortBy === 'usd_volume' ? 'usd_wager' : 'usd_profit',
+  } as const;
 }
 
 /** The parts windowSource reads for an unfiltered window, or undefined when the window lies in one UTC day. */
@@ -60,16 +81,17 @@ const list = (xs: readonly (string | number)[]): RawBuilder<unknown> => sql`(${s
  * the same parts and grouping as the summing path (common.ts windowSource), restricted by the
  * primary keys (block, player) / (day, player).
  */
-async function randomAccess(db: Kysely<Database>, a: DialectAdapter, w: WindowParts, players: string[]): Promise<Record<string, unknown>[]> {
+async function randomAccess(db: Kysely<Database>, a: DialectAdapter, w: WindowParts, players: string[], spec: TopSpec): Promise<Record<string, unknown>[]> {
   const sums = sql.raw(GAME_ROLLUP_COLUMNS.join(', '));
+  const src = source(spec);
   const out: Record<string, unknown>[] = [];
   for (let i = 0; i < players.length; i += RANDOM_CHUNK) {
     const ps = list(players.slice(i, i + RANDOM_CHUNK));
     const parts: RawBuilder<unknown>[] = [];
-    if (w.blocks.length) parts.push(sql`select player, ${sums} from ru_block_user where block in ${list(w.blocks)} and player in ${ps}`);
-    if (w.days.length) parts.push(sql`select player, ${sums} from ru_day_user where day in ${list(w.days)} and player in ${ps}`);
+    if (w.blocks.length) parts.push(sql`select player, ${sums} from ${sql.raw(src.block)} where block in ${list(w.blocks)} ${src.where} and player in ${ps}`);
+    if (w.days.length) parts.push(sql`select player, ${sums} from ${sql.raw(src.day)} where day in ${list(w.days)} ${src.where} and player in ${ps}`);
     // The cut days' raw games exactly as windowSource reads them, then kept for these players.
-    for (const r of w.raw) parts.push(sql`select * from (${rawDayPart(a, {}, r.day, r.from, r.to)}) g where player in ${ps}`);
+    for (const r of w.raw) parts.push(sql`select * from (${rawDayPart(a, { creator: spec.creator }, r.day, r.from, r.to)}) g where player in ${ps}`);
     const rows = await sql<Record<string, unknown>>`select player, ${AGG_SUMS}
       from (${sql.join(parts, sql` union all `)}) s group by player`.execute(db);
     out.push(...rows.rows);
@@ -78,45 +100,47 @@ async function randomAccess(db: Kysely<Database>, a: DialectAdapter, w: WindowPa
 }
 
 /**
- * Random access: each player's USD volume over the window's parts (their rows by primary key,
- * the cut days' raw games), summed in JS over the values sorted ascending — the same doubles give
- * the same sum whatever order the database returns them in, so equal rows make exact ties (a
- * GROUP BY's sum of doubles depends on the order its input arrives in).
+ * Random access: each player's sort value (USD volume or profit) over the window's parts (their
+ * rows by primary key, the cut days' raw games), summed in JS over the values sorted ascending —
+ * the same doubles give the same sum whatever order the database returns them in, so equal rows
+ * make exact ties (a GROUP BY's sum of doubles depends on the order its input arrives in).
  */
-async function volumes(db: Kysely<Database>, w: WindowParts, players: string[]): Promise<Ranked[]> {
+async function sortValues(db: Kysely<Database>, w: WindowParts, players: string[], spec: TopSpec): Promise<Ranked[]> {
+  const src = source(spec);
+  const v = sql.raw(src.column);
   const values = new Map<string, number[]>(players.map((p) => [p, []]));
   for (let i = 0; i < players.length; i += RANDOM_CHUNK) {
     const ps = list(players.slice(i, i + RANDOM_CHUNK));
     const parts: RawBuilder<unknown>[] = [];
-    if (w.blocks.length) parts.push(sql`select player, usd_wager as v from ru_block_user where block in ${list(w.blocks)} and player in ${ps}`);
-    if (w.days.length) parts.push(sql`select player, usd_wager as v from ru_day_user where day in ${list(w.days)} and player in ${ps}`);
-    for (const r of w.raw) parts.push(sql`select player, usd_wager as v from games where day = ${r.day} and time_ms >= ${r.from} and time_ms < ${r.to} and player in ${ps}`);
+    if (w.blocks.length) parts.push(sql`select player, ${v} as v from ${sql.raw(src.block)} where block in ${list(w.blocks)} ${src.where} and player in ${ps}`);
+    if (w.days.length) parts.push(sql`select player, ${v} as v from ${sql.raw(src.day)} where day in ${list(w.days)} ${src.where} and player in ${ps}`);
+    for (const r of w.raw) parts.push(sql`select player, ${v} as v from games where day = ${r.day} and time_ms >= ${r.from} and time_ms < ${r.to} ${src.where} and player in ${ps}`);
     const rows = await sql<{ player: string; v: unknown }>`${sql.join(parts, sql` union all `)}`.execute(db);
     for (const r of rows.rows) values.get(String(r.player))?.push(num(r.v));
   }
   return players.map((player) => ({ player, sk: values.get(player)!.sort((x, y) => x - y).reduce((s, v) => s + v, 0) }));
 }
 
-/** Distinct players of the window (with an endTime: the union of each part's player keys). */
-async function windowPlayers(db: Kysely<Database>, w: WindowParts, startTime: number | undefined, endTime: number | undefined): Promise<number> {
-  // Open towards now: players whose last play is ≥ startTime (common.ts activePlayers).
-  if (endTime === undefined && startTime !== undefined) return (await activePlayers(db, startTime, {})).get('') ?? 0;
-  const parts: RawBuilder<unknown>[] = [];
-  if (w.blocks.length) parts.push(sql`select player from ru_block_user where block in ${list(w.blocks)}`);
-  if (w.days.length) parts.push(sql`select player from ru_day_user where day in ${list(w.days)}`);
-  for (const r of w.raw) parts.push(sql`select player from games where day = ${r.day} and time_ms >= ${r.from} and time_ms < ${r.to}`);
-  const r = await sql<{ n: unknown }>`select count(*) as n from (${sql.join(parts, sql` union `)}) u`.execute(db);
-  return num(r.rows[0]?.n);
+/**
+ * Distinct players of the window: open towards now, those whose last play is ≥ startTime
+ * (common.ts activePlayers); closed, the previous-active-day counts (window-players.ts).
+ */
+async function playersIn(db: Kysely<Database>, spec: TopSpec, startTime: number | undefined, endTime: number | undefined): Promise<number> {
+  if (endTime === undefined) return (await activePlayers(db, startTime!, { creator: spec.creator })).get('') ?? 0;
+  const group = spec.creator ?? ALL_CREATORS;
+  return (await windowPlayers(db, [group], startTime ?? 0, endTime)).get(group) ?? 0;
 }
 
-/** A block's or a day's players as a sorted list (index of migration 0014), continued from the last row read by keyset. */
-function rollupList(db: Kysely<Database>, table: 'ru_block_user' | 'ru_day_user', col: 'block' | 'day', n: number): SortedList {
+/** A block's or a day's players as a sorted list (indexes of migrations 0014 and 0017), continued from the last row read by keyset. */
+function rollupList(db: Kysely<Database>, spec: TopSpec, unit: 'block' | 'day', n: number): SortedList {
+  const src = source(spec);
+  const v = sql.raw(src.column);
   let last: { player: string; v: number } | null = null;
   return {
     async next(size) {
-      const after = last === null ? sql`` : sql`and usd_wager <= ${last.v} and (usd_wager < ${last.v} or player > ${last.player})`;
-      const r = await sql<{ player: string; v: unknown }>`select player, usd_wager as v from ${sql.raw(table)}
-        where ${sql.raw(col)} = ${n} ${after} order by usd_wager desc, player asc limit ${size}`.execute(db);
+      const after = last === null ? sql`` : sql`and ${v} <= ${last.v} and (${v} < ${last.v} or player > ${last.player})`;
+      const r = await sql<{ player: string; v: unknown }>`select player, ${v} as v from ${sql.raw(src[unit])}
+        where ${sql.raw(unit)} = ${n} ${src.where} ${after} order by ${v} desc, player asc limit ${size}`.execute(db);
       const rows = r.rows.map((x) => ({ player: String(x.player), v: num(x.v) }));
       if (rows.length > 0) last = rows[rows.length - 1]!;
       return rows;
@@ -124,7 +148,7 @@ function rollupList(db: Kysely<Database>, table: 'ru_block_user' | 'ru_day_user'
   };
 }
 
-/** One list of the threshold algorithm: `next(size)` returns its next rows, best first (v ≥ 0, ties by player ascending); fewer than `size` once it is exhausted. */
+/** One list of the threshold algorithm: `next(size)` returns its next rows, best first (ties by player ascending); fewer than `size` once it is exhausted. */
 export interface SortedList {
   next(size: number): Promise<{ player: string; v: number }[]>;
 }
@@ -140,12 +164,14 @@ const byRank = (x: Ranked, y: Ranked): number => y.sk - x.sk || (x.player < y.pl
 
 /**
  * Fagin's threshold algorithm (docs/design.md §7 "Top-N over a window's parts"): the first
- * `depth` players by Σ of their values over `lists` (each value ≥ 0, a player absent from a list
- * adds 0), ordered total desc then player asc. Each round reads the next rows of every list
- * (sorted access; batches of `batch` rows, default max(depth, 32), doubling up to 4096), asks `lookup` for the exact
+ * `depth` players by Σ of their values over `lists` (a player absent from a list adds 0), ordered
+ * total desc then player asc. Each round reads the next rows of every list (sorted access; batches
+ * of `batch` rows, default max(depth, 32), doubling up to 4096), asks `lookup` for the exact
  * totals of the players not seen before (random access), and stops once the depth-th best total
- * is above the sum of the lists' last values read (an exhausted list adds 0): no unseen player can
- * reach it, nor tie it, so ties at the boundary keep reading. The comparison allows a relative
+ * is above the threshold: the sum over the lists not exhausted of max(last value read, 0). An
+ * unseen player's value in such a list is at most its last value when it is further down, and 0
+ * when it is absent; an exhausted list holds no unseen player. So no unseen player can reach the
+ * threshold, nor tie it, and ties at the boundary keep reading. Values may be negative (USD profit). The comparison allows a relative
  * SLACK for sums of doubles added in another order. `keep` ranks only the players it accepts (a
  * keyset position: those after it); the bound holds for the others unchanged. Returns undefined
  * when more than `budget` rows would be read (the caller takes another path).
@@ -174,7 +200,7 @@ export async function thresholdTopN<R extends Ranked>(
     }
     if (fresh.size > 0) for (const r of await lookup([...fresh])) seen.set(r.player, r);
     // Players a keyset position excludes are seen (not looked up again) but not ranked.
-    const threshold = state.reduce((s, p) => s + (p.done ? 0 : p.last), 0);
+    const threshold = state.reduce((s, p) => s + (p.done ? 0 : Math.max(p.last, 0)), 0);
     const ranked = [...seen.values()].filter(keep).sort(byRank);
     const kth = ranked[depth - 1];
     if (state.every((p) => p.done) || (kth !== undefined && kth.sk > threshold * (1 + SLACK))) return ranked.slice(0, depth);
@@ -184,21 +210,22 @@ export async function thresholdTopN<R extends Ranked>(
 }
 
 /**
- * GET /players sorted by usd_volume over a window, without creator/token/pool filter
- * (docs/design.md §7 "Top-N over a window's parts"): the first `depth` rows after the keyset
- * position `after` (sk, then player; from the start when absent), ordered sk desc then player asc,
- * and the window's player count. Rows are the summing path's grouped rows (player, every game
- * rollup column) with usd_wager = sk = the player's USD volume summed order-independently
- * (volumes). Method: thresholdTopN over the window's parts — every whole 32-day block
- * (ru_block_user) and every edge day (ru_day_user) a list read in usd_wager order (indexes of
- * migration 0014), each cut day's raw games one more list (grouped once, held in memory). USD
- * volumes are ≥ 0, so a player missing from a list adds nothing there. Returns undefined — the
- * caller takes the summing path — when the window holds no whole block, has at most 4 × depth
- * players, or the lists would need more than READ_BUDGET rows.
+ * GET /players sorted by usd_volume or usd_profit over a window, without token or pool filter, of
+ * every player or of one creator (docs/design.md §7 "Top-N over a window's parts"): the first
+ * `depth` rows after the keyset position `after` (sk, then player; from the start when absent),
+ * ordered sk desc then player asc, and the window's player count. Rows are the summing path's
+ * grouped rows (player, every game rollup column) with the sort column (usd_wager or usd_profit)
+ * = sk = the player's sum, added order-independently (sortValues). Method: thresholdTopN over the
+ * window's parts — every whole 32-day block (ru_block_user, or ru_block_user_c with a creator) and
+ * every edge day (ru_day_user / ru_day_user_c) a list read in the sort column's order (indexes of
+ * migrations 0014 and 0017), each cut day's raw games one more list (grouped once, held in memory).
+ * Returns undefined — the caller takes the summing path — when the window holds no whole block, has
+ * at most 4 × depth players, or the lists would need more than READ_BUDGET rows.
  */
-export async function topVolumeWindow(
+export async function topWindow(
   db: Kysely<Database>,
   a: DialectAdapter,
+  spec: TopSpec,
   startTime: number | undefined,
   endTime: number | undefined,
   depth: number,
@@ -206,25 +233,23 @@ export async function topVolumeWindow(
 ): Promise<{ rows: Record<string, unknown>[]; total: number } | undefined> {
   const w = await windowParts(db, startTime, endTime);
   if (!w || w.blocks.length === 0) return undefined;
-  const total = await windowPlayers(db, w, startTime, endTime);
+  const total = await playersIn(db, spec, startTime, endTime);
   if (total <= 4 * depth) return undefined;
-  const lists: SortedList[] = [
-    ...w.blocks.map((n) => rollupList(db, 'ru_block_user', 'block', n)),
-    ...w.days.map((n) => rollupList(db, 'ru_day_user', 'day', n)),
-  ];
+  const src = source(spec);
+  const lists: SortedList[] = [...w.blocks.map((n) => rollupList(db, spec, 'block', n)), ...w.days.map((n) => rollupList(db, spec, 'day', n))];
   for (const r of w.raw) {
-    const g = await sql<{ player: string; v: unknown }>`select player, sum(usd_wager) as v from games
-      where day = ${r.day} and time_ms >= ${r.from} and time_ms < ${r.to} group by player`.execute(db);
+    const g = await sql<{ player: string; v: unknown }>`select player, sum(${sql.raw(src.column)}) as v from games
+      where day = ${r.day} and time_ms >= ${r.from} and time_ms < ${r.to} ${src.where} group by player`.execute(db);
     const rows = g.rows.map((x) => ({ player: String(x.player), v: num(x.v) }));
     rows.sort((x, y) => y.v - x.v || (x.player < y.player ? -1 : x.player > y.player ? 1 : 0));
     let pos = 0;
     lists.push({ next: async (size) => rows.slice(pos, (pos += size)) });
   }
-  const lookup = (ps: string[]) => volumes(db, w, ps);
+  const lookup = (ps: string[]) => sortValues(db, w, ps, spec);
   const keep = after === undefined ? undefined : (r: Ranked) => r.sk < after.sk || (r.sk === after.sk && r.player > after.player);
   const top = await thresholdTopN(lists, lookup, depth, READ_BUDGET, undefined, keep);
   if (!top) return undefined;
-  // The page's rows as the summing path groups them, with the order-independent volume as usd_wager and sk.
-  const rows = new Map((await randomAccess(db, a, w, top.map((t) => t.player))).map((r) => [String(r.player), r]));
-  return { rows: top.map((t) => ({ ...rows.get(t.player), player: t.player, usd_wager: t.sk, sk: t.sk })), total };
+  // The page's rows as the summing path groups them, with the order-independent sum as the sort column and sk.
+  const rows = new Map((await randomAccess(db, a, w, top.map((t) => t.player), spec)).map((r) => [String(r.player), r]));
+  return { rows: top.map((t) => ({ ...rows.get(t.player), player: t.player, [src.column]: t.sk, sk: t.sk })), total };
 }

@@ -147,6 +147,10 @@ export const GAME_ROLLUPS = {
   ru_block_game: { keys: ['block', 'game_kind', 'creator', 'token', 'pool'] },
   /** Migration 0013: per 32-day block × player × token (long /house-edge windows by player without a creator or pool). */
   ru_block_user_t: { keys: ['block', 'player', 'token'] },
+  /** Migration 0017: per UTC day × creator × player (the top-N of `/players` windows with a creator). */
+  ru_day_user_c: { keys: ['day', 'creator', 'player'] },
+  /** Migration 0017: per 32-day block × creator × player. */
+  ru_block_user_c: { keys: ['block', 'creator', 'player'] },
 } as const satisfies Record<string, GameRollupDef>;
 
 /** A game rollup table. */
