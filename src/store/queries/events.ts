@@ -27,7 +27,9 @@ export async function settledGames(db: Kysely<Database>, a: DialectAdapter, q: S
   if (q.after !== undefined) {
     const after = positionValues(q.after, keysetKinds('settledGames', q.orderBy));
     list = list.where((eb) => keysetAfter(eb, [...keys], after, q.sorting));
-    // The row-value comparison alone does not give PostgreSQL an index range on a shorter index.
+    // The leading key's bound, spelled out. (PostgreSQL 15 also derives an index range from the
+    // row-value comparison itself, over as many of the index's columns as it names — e.g.
+    // `ROW(multiplier_bps, time_ms) <= ROW(…)` on g_player_mult: docs/architecture.md "Bounded reads".)
     list = list.where(keys[0]!, q.sorting === 'ASC' ? '>=' : '<=', after[0] as number);
   } else {
     list = list.offset(q.page * q.itemsPerPage);
