@@ -1,4 +1,4 @@
-import { sql, type Expression, type RawBuilder } from 'kysely';
+import { sql, type Compilable, type Expression, type Kysely, type RawBuilder } from 'kysely';
 
 /**
  * Every difference between SQLite and PostgreSQL lives here (docs/architecture.md convention 7); queries are
@@ -19,6 +19,14 @@ export interface DialectAdapter {
   /** Scalar maximum / minimum of two expressions. */
   greatest(a: RawBuilder<unknown>, b: RawBuilder<unknown>): RawBuilder<number>;
   least(a: RawBuilder<unknown>, b: RawBuilder<unknown>): RawBuilder<number>;
+  /**
+   * Runs one keyset page (ORDER BY the key, LIMIT a page) as a walk of an index in the key's
+   * order, whatever the planner estimates (docs/architecture.md "Bounded reads": keyset pages on
+   * PostgreSQL). SQLite plans such pages so by itself; PostgreSQL turns bitmap scans and explicit
+   * sorts off for this statement alone (`set_config(…, true)` = SET LOCAL in its own transaction),
+   * which leaves the ordered index scans, with an incremental sort of ties.
+   */
+  orderedPage<R>(db: Kysely<any>, query: Compilable<R>): Promise<R[]>;
 }
 
 /** SQLite's column types and scalar max/min (better-sqlite3). */
@@ -29,6 +37,7 @@ export const sqliteAdapter: DialectAdapter = {
   text: 'text',
   greatest: (a, b) => sql<number>`max(${a}, ${b})`,
   least: (a, b) => sql<number>`min(${a}, ${b})`,
+  orderedPage: async (db, query) => (await db.executeQuery(query.compile())).rows,
 };
 
 /** PostgreSQL's column types (byte-wise `collate "C"` for ordered text) and greatest/least. */
@@ -39,4 +48,9 @@ export const postgresAdapter: DialectAdapter = {
   text: sql`text collate "C"`,
   greatest: (a, b) => sql<number>`greatest(${a}, ${b})`,
   least: (a, b) => sql<number>`least(${a}, ${b})`,
+  orderedPage: (db, query) =>
+    db.transaction().execute(async (trx) => {
+      await sql`select set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true)`.execute(trx);
+      return (await trx.executeQuery(query.compile())).rows;
+    }),
 };

@@ -222,6 +222,8 @@ export interface SettledGamesQuery extends Paging {
   user?: string;
   orderBy: SettledGamesOrderBy;
   sorting: SortDirection;
+  /** Skip the rollup read of `total` (answered as 0): exports, whose pages never show it. */
+  withoutTotal?: boolean;
 }
 
 /** One settled game (docs/spec.md §2): token amounts bigint in the smallest unit, USD numbers, `multiplier` = bps / 10000, `time` Unix ms. */

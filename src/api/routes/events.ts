@@ -94,7 +94,7 @@ export function registerEventRoutes(scope: FastifyInstance, deps: RouteDeps): vo
     if (format !== undefined) {
       // Every matching game from the cursor (or the start), keyset page by keyset page.
       return sendExport<KeysetPosition>(reply, format, SETTLED_GAME_COLUMNS, async (at) => {
-        const page = await store.queries.settledGames({ ...q, page: 0, itemsPerPage: EXPORT_PAGE_ROWS, after: at });
+        const page = await store.queries.settledGames({ ...q, page: 0, itemsPerPage: EXPORT_PAGE_ROWS, after: at, withoutTotal: true });
         return { rows: page.results.map(settledGameJson), next: page.next };
       }, after);
     }

@@ -1,11 +1,12 @@
 import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
+import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
 import type { KeyValue, Page, PoolChangeRecord, PoolChangesQuery, SettledGame, SettledGamesQuery, SortDirection } from '../types.js';
 import { big, counter, filterSql, num, poolToken } from './common.js';
 import { GAME_KEYS, keysetKinds, POOL_CHANGE_KEYS, positionValues } from './keyset.js';
 
 /** GET /events/settledGames: filters, ordering with deterministic tie-breakers, page or keyset position (`after`); `next` is the last row's key. */
-export async function settledGames(db: Kysely<Database>, q: SettledGamesQuery): Promise<Page<SettledGame>> {
+export async function settledGames(db: Kysely<Database>, a: DialectAdapter, q: SettledGamesQuery): Promise<Page<SettledGame>> {
   const keys = GAME_KEYS[q.orderBy];
   const dir = q.sorting === 'ASC' ? 'asc' : 'desc';
   let base = db.selectFrom('games');
@@ -26,15 +27,23 @@ export async function settledGames(db: Kysely<Database>, q: SettledGamesQuery): 
   if (q.after !== undefined) {
     const after = positionValues(q.after, keysetKinds('settledGames', q.orderBy));
     list = list.where((eb) => keysetAfter(eb, [...keys], after, q.sorting));
-    // The row-value comparison alone does not give PostgreSQL an index range on a shorter index.
+    // The leading key's bound, spelled out. (PostgreSQL 15 also derives an index range from the
+    // row-value comparison itself, over as many of the index's columns as it names — e.g.
+    // `ROW(multiplier_bps, time_ms) <= ROW(…)` on g_player_mult: docs/architecture.md "Bounded reads".)
     list = list.where(keys[0]!, q.sorting === 'ASC' ? '>=' : '<=', after[0] as number);
   } else {
     list = list.offset(q.page * q.itemsPerPage);
   }
-  const rows = await list.limit(q.itemsPerPage + 1).execute();
+  // With at most one filter (a column or onlyJackpots) an index holds the filter and the key's
+  // order: walk it (docs/architecture.md "Bounded reads": keyset pages on PostgreSQL), so a page
+  // costs its rows whatever the planner estimates. Two filters keep the planner's choice (it may
+  // AND two indexes and sort the few games matching both).
+  const filters = [q.creator, q.pool, token, q.user].filter((f) => f !== undefined).length + (q.onlyJackpots ? 1 : 0);
+  const limited = list.limit(q.itemsPerPage + 1);
+  const rows = filters <= 1 ? await a.orderedPage(db, limited) : await limited.execute();
   const more = rows.length > q.itemsPerPage;
   const page = rows.slice(0, q.itemsPerPage);
-  const total = await settledTotal(db, q);
+  const total = q.withoutTotal ? 0 : await settledTotal(db, q);
   const last = page[page.length - 1];
   const keyOf = (r: (typeof page)[number]): KeyValue[] =>
     keys.map((k) => (k === 'signature' ? r.signature : k === 'event_index' ? num(r.event_index) : k === 'time_ms' ? num(r.time_ms) : k === 'usd_profit' ? num(r.usd_profit) : num(r.multiplier_bps)));

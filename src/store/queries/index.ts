@@ -23,7 +23,7 @@ export function createQueries(db: Kysely<Database>, a: DialectAdapter): Queries 
     stats: (q) => stats(db, a, q),
     player: (q) => player(db, q),
     players: (q) => players(db, a, q),
-    settledGames: (q) => settledGames(db, q),
+    settledGames: (q) => settledGames(db, a, q),
     fairnessAudit: (q) => fairnessAudit(db, q),
     poolChanges: (q) => poolChanges(db, q),
     platforms: (q) => platforms(db, a, q),
