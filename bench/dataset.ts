@@ -142,6 +142,9 @@ export async function prepareDataset(o: DatasetOptions): Promise<Dataset> {
     writeFileSync(metaPath, JSON.stringify(meta, null, 2));
     return { meta, store: { kind: 'sqlite', path }, sizeBytes: sqliteSize(path), reused: false, dispose: async () => undefined };
   }
+  // PostgreSQL: table statistics, as autovacuum's analyze would gather them on a server that ran
+  // this history (the planner's row estimates; without them it misjudges per-player ranges).
+  for (const r of await pgQuery(o.pgUrl!, 'select tablename from pg_tables where schemaname = $1', [schema])) await pgQuery(o.pgUrl!, `analyze "${schema}"."${String(r.tablename)}"`);
   // PostgreSQL: the API server reaches the schema through search_path in the URL's options.
   const url = new URL(o.pgUrl!);
   url.searchParams.set('options', `-c search_path=${schema}`);
