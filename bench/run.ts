@@ -112,7 +112,7 @@ const result: {
   responseCache?: { detected: boolean; cacheControl?: string };
   operations: OpResult[];
   isolation?: IsolationFigures;
-  apiRss?: { uncachedServerBytes: number; cachedServerBytes: number; peakBytes: number; soak?: { seconds: number; startBytes: number; endBytes: number; minBytes: number; maxBytes: number } };
+  apiRss?: { uncachedServerBytes: number; cachedServerBytes: number; uncachedServerPeakBytes: number; cachedServerPeakBytes: number; peakBytes: number; soak?: { seconds: number; startBytes: number; endBytes: number; minBytes: number; maxBytes: number } };
   underIngest?: UnderIngestFigures;
   noisyNeighbour?: NoisyNeighbourFigures;
   ingest?: IngestFigures;
@@ -213,6 +213,8 @@ async function measureApi(ds: Dataset, ops: Operation[], headers: Record<string,
   const uncached = new Map<string, Latency>();
   const a = await startApi(ds, 0);
   let uncachedRss = 0;
+  // Read before the server stops: /proc/<pid>/status is gone afterwards.
+  let uncachedPeak = 0;
   try {
     for (const op of ops) {
       const l = await measureLatency(a.url, (i) => op.path(i), nRequests, headers);
@@ -220,6 +222,8 @@ async function measureApi(ds: Dataset, ops: Operation[], headers: Record<string,
       log(`uncached ${op.name}: p50 ${l.p50} ms, p99 ${l.p99} ms${l.non2xx ? ` (${l.non2xx} non-2xx)` : ''}`);
     }
     uncachedRss = a.child.rss();
+    uncachedPeak = a.child.peakRss();
+    log(`uncached server: API RSS ${mb(uncachedRss)} MB, peak ${mb(uncachedPeak)} MB`);
   } finally {
     await a.child.stop();
   }
@@ -262,7 +266,8 @@ async function measureApi(ds: Dataset, ops: Operation[], headers: Record<string,
       soak = { seconds: soakS, startBytes, endBytes: b.child.rss(), minBytes, maxBytes };
       log(`soak ${soakS} s: API RSS ${mb(startBytes)} → ${mb(soak.endBytes)} MB (min ${mb(minBytes)}, max ${mb(maxBytes)})`);
     }
-    result.apiRss = { uncachedServerBytes: uncachedRss, cachedServerBytes: b.child.rss(), peakBytes: Math.max(b.child.peakRss(), a.child.peakRss()), soak };
+    const cachedPeak = b.child.peakRss();
+    result.apiRss = { uncachedServerBytes: uncachedRss, cachedServerBytes: b.child.rss(), uncachedServerPeakBytes: uncachedPeak, cachedServerPeakBytes: cachedPeak, peakBytes: Math.max(cachedPeak, uncachedPeak), soak };
   } finally {
     await b.child.stop();
   }
@@ -292,7 +297,7 @@ function markdown(): string {
   }
   if (result.apiRss) {
     const s = result.apiRss.soak;
-    out.push('', `API RSS: ${mb(result.apiRss.uncachedServerBytes)} MB after the uncached runs, ${mb(result.apiRss.cachedServerBytes)} MB after the cached runs, peak ${mb(result.apiRss.peakBytes)} MB${s ? `; ${s.seconds} s mixed load: ${mb(s.startBytes)} → ${mb(s.endBytes)} MB (min ${mb(s.minBytes)}, max ${mb(s.maxBytes)})` : ''}.`);
+    out.push('', `API RSS: ${mb(result.apiRss.uncachedServerBytes)} MB after the uncached runs, ${mb(result.apiRss.cachedServerBytes)} MB after the cached runs, peak ${mb(result.apiRss.peakBytes)} MB (uncached server ${mb(result.apiRss.uncachedServerPeakBytes)}, cached server ${mb(result.apiRss.cachedServerPeakBytes)})${s ? `; ${s.seconds} s mixed load: ${mb(s.startBytes)} → ${mb(s.endBytes)} MB (min ${mb(s.minBytes)}, max ${mb(s.maxBytes)})` : ''}.`);
   }
   if (result.underIngest) {
     const u = result.underIngest;
