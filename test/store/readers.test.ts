@@ -2,7 +2,8 @@
  * The read-only store (docs/architecture.md "Reader pool", docs/hardening.md "Store deadline"): what
  * crosses the reader threads' boundary (exact BigInt, our AppErrors), what a read-only store
  * refuses, and reads held by a real lock of another connection answering STORE_UNAVAILABLE
- * within the deadline, then recovering by themselves.
+ * within the deadline, then recovering by themselves; a reader thread's connection settings
+ * (src/store/readers/connection.ts).
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -14,6 +15,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { AppError, createCommon } from '../../src/core/index.js';
 import { createStore } from '../../src/store/index.js';
+import { openReaderDatabase, READER_TEMP_STORE } from '../../src/store/readers/connection.js';
 import { generateFixture, loadFixture } from '../helpers/fixture.js';
 import { holdExclusiveLock, useRollbackJournal } from '../helpers/sqlite-lock.js';
 import { createTestDatabase, openWriterStore, readonlyTwin, registerCleanup, testDatabaseUrl, testStore } from '../helpers/store.js';
@@ -181,6 +183,32 @@ describe(`read-only store (${dialect})`, () => {
     expect(out.execArgv).toEqual([]);
     expect(out.counts).toEqual(JSON.parse(JSON.stringify(expected)));
   }, 300_000);
+
+  it.runIf(dialect === 'sqlite')('SQLite: a reader thread\'s connection is query_only, keeps its sorts and temp B-trees in files past a bounded cache, maps no memory', async () => {
+    const db = createTestDatabase('sqlite');
+    await (await openWriterStore(db.config)).close();
+    registerCleanup(() => db.drop());
+    const conn = openReaderDatabase({ path: (db.config as { path: string }).path, busyTimeoutMs: 1234, cacheMiB: 1 });
+    registerCleanup(async () => void conn.close());
+    const pragma = (name: string) => Number(conn.pragma(name, { simple: true }));
+    expect(pragma('query_only')).toBe(1);
+    expect(pragma('busy_timeout')).toBe(1234);
+    // Negative: KiB (docs/architecture.md "Reader pool": each thread's own page cache).
+    expect(pragma('cache_size')).toBe(-1024);
+    // 1 = FILE: temp B-trees cannot grow the heap without bound (docs/benchmarks.md "Reader threads' temp storage").
+    expect(READER_TEMP_STORE).toBe('FILE');
+    expect(pragma('temp_store')).toBe(1);
+    expect(pragma('mmap_size')).toBe(0);
+    expect(() => conn.exec('create table t (a)')).toThrow(/readonly/);
+    // A GROUP BY whose sort outgrows the 1 MiB cache spills to a temp file and still answers right.
+    const row = conn
+      .prepare(
+        `with recursive n(i) as (select 1 union all select i + 1 from n where i < 200000)
+         select count(*) as groups, sum(c) as total from (select i % 150001 as k, count(*) as c, max(printf('%080d', i)) as pad from n group by k)`,
+      )
+      .get() as { groups: bigint; total: bigint };
+    expect(row).toEqual({ groups: 150001n, total: 200000n });
+  });
 
   it('a closed read-only store answers STORE_UNAVAILABLE', async () => {
     const { reader } = await world();

@@ -2,9 +2,9 @@
  * A reader thread (docs/architecture.md "Reader pool"): one read-only better-sqlite3 connection
  * running the store's query module (src/store/queries) off the API's event loop. Loaded by
  * piscina from `dist/store/readers/worker.js` in production and from this file (through tsx)
- * under vitest; the connection opens on the first task and lives as long as the thread.
+ * under vitest; the connection (its pragmas: connection.ts) opens on the first task and lives as
+ * long as the thread.
  */
-import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, sql, SqliteDialect } from 'kysely';
 import { workerData } from 'piscina';
 import { sqliteAdapter } from '../dialect.js';
@@ -13,6 +13,7 @@ import { createQueries } from '../queries/index.js';
 import type { Database } from '../schema.js';
 import { cachingSqliteDatabase } from '../statement-cache.js';
 import type { Queries } from '../types.js';
+import { openReaderDatabase } from './connection.js';
 import { type ReaderAnswer, type ReaderSettings, type ReaderTask, serializeError } from './protocol.js';
 
 const settings = workerData as ReaderSettings;
@@ -21,20 +22,7 @@ let opened: { db: Kysely<Database>; queries: Queries } | undefined;
 
 function open(): { db: Kysely<Database>; queries: Queries } {
   if (opened) return opened;
-  // fileMustExist: a reader never creates the database (the writer does, and migrates it).
-  const database = new BetterSqlite3(settings.path, { fileMustExist: true });
-  try {
-    // query_only: this connection cannot change the file, whatever runs on it.
-    database.pragma('query_only = ON');
-    database.pragma(`busy_timeout = ${Math.max(0, Math.floor(settings.busyTimeoutMs))}`);
-    database.pragma(`cache_size = -${Math.max(1, Math.floor(settings.cacheMiB)) * 1024}`);
-    database.pragma('temp_store = MEMORY');
-    // u64 halves summed over many rows exceed 2^53 (docs/architecture.md "Exact token sums").
-    database.defaultSafeIntegers(true);
-  } catch (err) {
-    database.close();
-    throw err;
-  }
+  const database = openReaderDatabase(settings);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingSqliteDatabase(database) }) });
   opened = { db, queries: createQueries(db, sqliteAdapter) };
   return opened;
