@@ -1,6 +1,6 @@
 /**
- * The early-stopping top-N of windowed /players?sortBy=usd_volume (docs/design.md §7 "Top-N over a
- * window's parts", src/store/queries/topn.ts): over many random windows (whole blocks, edge days,
+ * The early-stopping top-N of windowed /players?sortBy=usd_volume|usd_profit, of every player or of
+ * one creator (docs/design.md §7 "Top-N over a window's parts", src/store/queries/topn.ts): over many random windows (whole blocks, edge days,
  * cut days, open and closed ends) × limits × offsets, the answer equals a brute-force ranking of
  * the stored raw games (Σ usd_wager per player in the window, descending, ties by player address
  * ascending), including ties constructed at the N-th position (a player's games cloned to two other
@@ -182,10 +182,14 @@ describe.each(testDialects())('windowed USD volume and profit top-N, all players
         let tieCases = 0;
         let cases = 0;
         for (let i = 0; i < windows; i++) {
-          // Long windows (≥ 40 days: whole blocks inside), cut at random times; some open-ended, some from the start of history.
-          const start = i % 7 === 3 ? undefined : Math.floor(t0 + rand() * (t1 - t0 - 40 * MS_PER_DAY));
+          // Long windows (≥ 40 days: whole blocks inside), cut at random times; some open-ended, some
+          // from the start of history; every fifth one 2–12 days (whole days, no whole block).
+          const short = i % 5 === 4;
+          const start = i % 7 === 3 && !short ? undefined : Math.floor(t0 + rand() * (t1 - t0 - 40 * MS_PER_DAY));
           const from = start ?? t0;
-          const end = i % 3 === 0 ? undefined : Math.floor(from + 40 * MS_PER_DAY + rand() * (t1 + MS_PER_DAY - from - 40 * MS_PER_DAY));
+          const end = short
+            ? Math.floor(from + (2 + rand() * 10) * MS_PER_DAY)
+            : i % 3 === 0 ? undefined : Math.floor(from + 40 * MS_PER_DAY + rand() * (t1 + MS_PER_DAY - from - 40 * MS_PER_DAY));
           if (start === undefined && end === undefined) continue;
           const want = oracle(games, start, end, spec);
           const label = (limit: number, offset: number) => `${JSON.stringify(spec)} [${start}, ${end}) limit ${limit} offset ${offset}`;
@@ -226,8 +230,10 @@ describe.each(testDialects())('windowed USD volume and profit top-N, all players
         // Most windows are answered by the early-stopping method, not the fallback.
         expect(answered, JSON.stringify(spec)).toBeGreaterThan(cases / 2);
       }
-      // Falls back (undefined) for a window without a whole block and for a depth near the window's players.
-      expect(await topWindow(db, a, { sortBy: 'usd_volume' }, t1 - 20 * MS_PER_DAY, undefined, 5)).toBeUndefined();
+      // Falls back (undefined) for a window without a whole UTC day and for a depth near the window's players.
+      const lastDay = Math.floor(t1 / MS_PER_DAY) * MS_PER_DAY;
+      expect(await topWindow(db, a, { sortBy: 'usd_volume' }, lastDay + 1000, undefined, 5)).toBeUndefined();
+      expect(await topWindow(db, a, { sortBy: 'usd_volume' }, lastDay - MS_PER_DAY + 1000, lastDay + 1000, 5)).toBeUndefined();
       expect(await topWindow(db, a, { sortBy: 'usd_volume' }, t0, undefined, 10_000)).toBeUndefined();
     } finally {
       await store.close();

@@ -56,8 +56,11 @@ async function windowParts(db: Kysely<Database>, startTime: number | undefined, 
   const b0 = blockOf(d);
   const b1 = e === undefined ? undefined : blockOf(e);
   // Only blocks holding games are lists (two seeks on the primary key).
-  const r = await sql<{ lo: unknown; hi: unknown }>`select (select min(block) from ru_block_user) as lo, (select max(block) from ru_block_user) as hi`.execute(db);
+  const r = await sql<{ lo: unknown; hi: unknown; last: unknown }>`select (select min(block) from ru_block_user) as lo, (select max(block) from ru_block_user) as hi,
+    (select max(day) from ru_day_user) as last`.execute(db);
   const lo = r.rows[0]?.lo, hi = r.rows[0]?.hi;
+  // Days after the last stored one hold no rows (an open window's rest of the block).
+  const lastDay = r.rows[0]?.last === null || r.rows[0]?.last === undefined ? -1 : num(r.rows[0].last);
   const blocks: number[] = [];
   if (lo !== null && lo !== undefined && hi !== null && hi !== undefined) {
     const end = Math.min(b1 ?? Infinity, num(hi) + 1);
@@ -65,8 +68,8 @@ async function windowParts(db: Kysely<Database>, startTime: number | undefined, 
   }
   const days: number[] = [];
   const startBlockEnd = (b0 + 1) * BLOCK_DAYS;
-  for (let day = Math.max(d + 1, 0); day < (e === undefined ? startBlockEnd : Math.min(startBlockEnd, e)); day++) days.push(day);
-  if (e !== undefined && b1 !== undefined && b1 > b0) for (let day = b1 * BLOCK_DAYS; day < e; day++) days.push(day);
+  for (let day = Math.max(d + 1, 0); day < Math.min(e === undefined ? startBlockEnd : Math.min(startBlockEnd, e), lastDay + 1); day++) days.push(day);
+  if (e !== undefined && b1 !== undefined && b1 > b0) for (let day = b1 * BLOCK_DAYS; day < Math.min(e, lastDay + 1); day++) days.push(day);
   const raw: WindowParts['raw'] = [];
   if (startTime !== undefined) raw.push({ day: d, from: startTime, to: (d + 1) * MS_PER_DAY });
   if (endTime !== undefined && e !== undefined) raw.push({ day: e, from: e * MS_PER_DAY, to: endTime });
@@ -219,8 +222,8 @@ export async function thresholdTopN<R extends Ranked>(
  * window's parts — every whole 32-day block (ru_block_user, or ru_block_user_c with a creator) and
  * every edge day (ru_day_user / ru_day_user_c) a list read in the sort column's order (indexes of
  * migrations 0014 and 0017), each cut day's raw games one more list (grouped once, held in memory).
- * Returns undefined — the caller takes the summing path — when the window holds no whole block, has
- * at most 4 × depth players, or the lists would need more than READ_BUDGET rows.
+ * Returns undefined — the caller takes the summing path — when the window holds no whole UTC day,
+ * has at most 4 × depth players, or the lists would need more than READ_BUDGET rows.
  */
 export async function topWindow(
   db: Kysely<Database>,
@@ -232,7 +235,8 @@ export async function topWindow(
   after?: { sk: number; player: string },
 ): Promise<{ rows: Record<string, unknown>[]; total: number } | undefined> {
   const w = await windowParts(db, startTime, endTime);
-  if (!w || w.blocks.length === 0) return undefined;
+  // Rollup lists to read: a window inside one or two UTC days sums its raw games instead.
+  if (!w || w.blocks.length + w.days.length === 0) return undefined;
   const total = await playersIn(db, spec, startTime, endTime);
   if (total <= 4 * depth) return undefined;
   const src = source(spec);
