@@ -14,22 +14,10 @@ import { createCommon } from '../../src/core/index.js';
 import { createStore } from '../../src/store/index.js';
 import type { LocatedEvent } from '../../src/protocol/index.js';
 import { derivedRows, expectSameRows, openPlace } from '../helpers/derived.js';
-import { generateFixture, type Fixture } from '../helpers/fixture.js';
+import { generateFixture, Rng, type Fixture } from '../helpers/fixture.js';
 import { testDialects } from '../helpers/store.js';
 
 const TABLES = ['ru_active_day', 'ru_return_day', 'ru_return_block'] as const;
-
-/** A seeded PRNG (mulberry32): the same order and windows on every run. */
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Transaction-aligned batches of about `size` events, in chain order. */
 function batches(f: Fixture, size: number): LocatedEvent[][] {
@@ -72,7 +60,8 @@ describe.each(testDialects())('distinct players of closed windows (%s)', (dialec
       const bySig = new Map(f.signatures.map((s) => [s.signature, s]));
       const write = (events: LocatedEvent[]) => store.writeBatch({ events, signatures: [...new Set(events.map((e) => e.signature))].map((s) => bySig.get(s)!) });
       const all = batches(f, 60);
-      const rand = prng(7);
+      const rng = new Rng(7);
+      const rand = () => rng.float();
       // The newest third as a backfill (newest batch first), the middle shuffled, the oldest in order, then the newest again (replayed).
       const third = Math.floor(all.length / 3);
       const newest = all.slice(all.length - third).reverse();
