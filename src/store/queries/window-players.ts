@@ -38,7 +38,9 @@ export async function windowPlayers(db: Kysely<Database>, creators: readonly str
   const selects = [];
   for (const [from, to] of edges) {
     if (all) selects.push(sql`select ${sql.lit(ALL_CREATORS)} as creator, player from games where time_ms >= ${from} and time_ms < ${to}`);
-    if (named.length > 0) selects.push(sql`select creator, player from games where time_ms >= ${from} and time_ms < ${to} and creator in (${sql.join(named)})`);
+    // `creator || ''` keeps the planner on g_time (time_ms, creator, player: migration 0018), read
+    // alone; an index on creator would fetch every game's row for its player.
+    if (named.length > 0) selects.push(sql`select creator, player from games where time_ms >= ${from} and time_ms < ${to} and (creator || '') in (${sql.join(named)})`);
   }
   const inWhole = e > d + 1 ? sql`and not exists (select 1 from ru_active_day s where s.creator = x.creator and s.player = x.player and s.day > ${d} and s.day < ${e})` : sql``;
   const edge = await sql<{ creator: string; n: unknown }>`select x.creator, count(distinct x.player) as n from (${sql.join(selects, sql` union all `)}) x
