@@ -364,6 +364,11 @@ export interface RuBlockUserTTable extends GameSums {
   token: string;
 }
 
+/** Per UTC day × player × token (migration 0019): the days at a window's block edges for /house-edge by player. */
+export interface RuDayUserTTable extends RuDayUserTable {
+  token: string;
+}
+
 /** Per UTC day × creator × player (migration 0017): lists of the top-N of `/players` windows with a creator. */
 export interface RuDayUserCTable extends RuDayUserTable {
   creator: string;
@@ -494,4 +499,5 @@ export interface Database {
   ru_block_user_t: RuBlockUserTTable;
   ru_day_user_c: RuDayUserCTable;
   ru_block_user_c: RuBlockUserCTable;
+  ru_day_user_t: RuDayUserTTable;
 }

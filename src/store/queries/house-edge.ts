@@ -132,7 +132,8 @@ export async function houseEdge(db: Kysely<Database>, q: HouseEdgeQuery): Promis
  * limit + 2 of their union are the first limit + 2 of the window (a player of the union's first
  * k is among the first k of each part that holds it), and they hold the page's limit + 1 keys (the
  * keyset's own player may have no key left after its token). Their sums come from ru_block_user_t
- * for the whole blocks and from their raw games (index g_player_time) for the rest of the window.
+ * for the whole blocks, ru_day_user_t (migration 0019) for the days at the blocks' edges, and their
+ * raw games (index g_player_time) for the cut days.
  * null when the window holds no game.
  */
 async function playersPage(db: Kysely<Database>, q: HouseEdgeQuery): Promise<RawBuilder<unknown> | null> {
@@ -161,14 +162,15 @@ async function playersPage(db: Kysely<Database>, q: HouseEdgeQuery): Promise<Raw
   )}) u order by player limit ${k}`.execute(db);
   if (candidates.rows.length === 0) return null;
   const players = sql.join(candidates.rows.map((r) => r.player));
-  // The window outside its whole blocks, in ms: before the first block and after the last.
-  const blockMs = BLOCK_DAYS * MS_PER_DAY;
-  const rest: [number, number][] = spans.blocks ? [[start, b0! * blockMs], [b1! * blockMs, end]] : [[start, end]];
   const sums = sql.raw(EDGE_SUMS.join(', '));
   const ofRow = sql.raw(EDGE_SUMS.map((c) => (GAME_SUM_OF_ROW[c] === c ? c : `${GAME_SUM_OF_ROW[c]} as ${c}`)).join(', '));
   const parts: RawBuilder<unknown>[] = [];
   if (spans.blocks) parts.push(sql`select player, token, ${sums} from ru_block_user_t where block >= ${b0} and block < ${b1} and player in (${players})`);
-  for (const [t0, t1] of rest) if (t0 < t1) parts.push(sql`select player, token, ${ofRow} from games where player in (${players}) and time_ms >= ${t0} and time_ms < ${t1}`);
+  // The days at the blocks' edges as a list of days, so both engines seek (day, player) pairs.
+  const edgeDays: number[] = [];
+  for (const [d0, d1] of spans.days) for (let d = d0!; d < d1!; d++) edgeDays.push(d);
+  if (edgeDays.length > 0) parts.push(sql`select player, token, ${sums} from ru_day_user_t where day in (${sql.join(edgeDays)}) and player in (${players})`);
+  for (const [t0, t1] of raw) parts.push(sql`select player, token, ${ofRow} from games where player in (${players}) ${timeRange(t0, t1)}`);
   return sql.join(parts, sql` union all `);
 }
 

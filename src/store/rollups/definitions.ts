@@ -151,6 +151,8 @@ export const GAME_ROLLUPS = {
   ru_day_user_c: { keys: ['day', 'creator', 'player'] },
   /** Migration 0017: per 32-day block × creator × player. */
   ru_block_user_c: { keys: ['block', 'creator', 'player'] },
+  /** Migration 0019: per UTC day × player × token (the days at a window's block edges for /house-edge by player). */
+  ru_day_user_t: { keys: ['day', 'player', 'token'] },
 } as const satisfies Record<string, GameRollupDef>;
 
 /** A game rollup table. */
