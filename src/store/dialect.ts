@@ -27,6 +27,14 @@ export interface DialectAdapter {
    * which leaves the ordered index scans, with an incremental sort of ties.
    */
   orderedPage<R>(db: Kysely<any>, query: Compilable<R>): Promise<R[]>;
+  /**
+   * The first statement of a write-path transaction, or null: it makes write transactions take
+   * turns. The write path reads what earlier batches stored (a game's neighbours for the fairness
+   * audit, a player's active days) and writes from it, so two batches committing side by side
+   * could each miss the other's rows. SQLite has one writer at a time already; PostgreSQL takes a
+   * transaction-level advisory lock (released at commit or rollback).
+   */
+  writeTurn: RawBuilder<unknown> | null;
 }
 
 /** SQLite's column types and scalar max/min (better-sqlite3). */
@@ -38,6 +46,7 @@ export const sqliteAdapter: DialectAdapter = {
   greatest: (a, b) => sql<number>`max(${a}, ${b})`,
   least: (a, b) => sql<number>`min(${a}, ${b})`,
   orderedPage: async (db, query) => (await db.executeQuery(query.compile())).rows,
+  writeTurn: null,
 };
 
 /** PostgreSQL's column types (byte-wise `collate "C"` for ordered text) and greatest/least. */
@@ -53,4 +62,5 @@ export const postgresAdapter: DialectAdapter = {
       await sql`select set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true)`.execute(trx);
       return (await trx.executeQuery(query.compile())).rows;
     }),
+  writeTurn: sql`select pg_advisory_xact_lock(hashtextextended('gamba-analytics write path', 0))`,
 };

@@ -244,6 +244,8 @@ export async function writeBatch(
   knownPrices?: Map<string, number>,
 ): Promise<WriteResult> {
   return db.transaction().execute(async (trx) => {
+    // One write transaction at a time (dialect.ts writeTurn): what this batch reads of earlier ones must be committed.
+    if (a.writeTurn !== null) await a.writeTurn.execute(trx);
     const ctx: Ctx = {
       db: trx,
       dialect: a.kind,
