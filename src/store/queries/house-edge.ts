@@ -152,8 +152,11 @@ async function playersPage(db: Kysely<Database>, q: HouseEdgeQuery): Promise<Raw
   const atOrAfter = from === undefined ? sql`` : sql`and player >= ${from}`;
   const lists: RawBuilder<unknown>[] = [];
   const [b0, b1] = spans.blocks ?? [0, 0];
+  // The days at the blocks' edges, one by one.
+  const edgeDays: number[] = [];
+  for (const [d0, d1] of spans.days) for (let d = d0!; d < d1!; d++) edgeDays.push(d);
   for (let b = b0!; b < b1!; b++) lists.push(sql`select player from ru_block_user where block = ${b} ${atOrAfter} order by player limit ${k}`);
-  for (const [d0, d1] of spans.days) for (let d = d0!; d < d1!; d++) lists.push(sql`select player from ru_day_user where day = ${d} ${atOrAfter} order by player limit ${k}`);
+  for (const d of edgeDays) lists.push(sql`select player from ru_day_user where day = ${d} ${atOrAfter} order by player limit ${k}`);
   // A cut day's players unsorted: bounded by the day's games, sorted with the rest below.
   for (const [t0, t1] of raw) lists.push(sql`select distinct player from games where 1=1 ${timeRange(t0, t1)} ${atOrAfter}`);
   const candidates = await sql<{ player: string }>`select distinct player from (${sql.join(
@@ -166,9 +169,7 @@ async function playersPage(db: Kysely<Database>, q: HouseEdgeQuery): Promise<Raw
   const ofRow = sql.raw(EDGE_SUMS.map((c) => (GAME_SUM_OF_ROW[c] === c ? c : `${GAME_SUM_OF_ROW[c]} as ${c}`)).join(', '));
   const parts: RawBuilder<unknown>[] = [];
   if (spans.blocks) parts.push(sql`select player, token, ${sums} from ru_block_user_t where block >= ${b0} and block < ${b1} and player in (${players})`);
-  // The days at the blocks' edges as a list of days, so both engines seek (day, player) pairs.
-  const edgeDays: number[] = [];
-  for (const [d0, d1] of spans.days) for (let d = d0!; d < d1!; d++) edgeDays.push(d);
+  // The edge days as a list, so both engines seek (day, player) pairs.
   if (edgeDays.length > 0) parts.push(sql`select player, token, ${sums} from ru_day_user_t where day in (${sql.join(edgeDays)}) and player in (${players})`);
   for (const [t0, t1] of raw) parts.push(sql`select player, token, ${ofRow} from games where player in (${players}) ${timeRange(t0, t1)}`);
   return sql.join(parts, sql` union all `);
