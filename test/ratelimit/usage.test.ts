@@ -35,3 +35,12 @@ test('at most maxKeys keys are counted a day', async () => {
   u.count('a', 'getStats', T);
   expect(await u.read('a', T)).toEqual({ getStats: 2 });
 });
+
+test('utcDay names the UTC day of any time, back and forth across midnights', () => {
+  // Independent of utcDay: the calendar date of the time, built from its UTC fields.
+  const iso = (ms: number) => {
+    const d = new Date(ms);
+    return `${d.getUTCFullYear()}-${String(d.getUTCMonth() + 1).padStart(2, '0')}-${String(d.getUTCDate()).padStart(2, '0')}`;
+  };
+  for (const ms of [T, T + 1, T - 1, T + DAY - 1, T + DAY, T - 1, 0, -1, T + 400 * DAY + 5, T]) expect(utcDay(ms), String(ms)).toBe(iso(ms));
+});
