@@ -39,6 +39,9 @@ function filters(): { name: string; q: PlayersFilter }[] {
     { name: 'startTime 200 days', q: { startTime: fixture.nowMs - 200 * 86_400_000 + 4_567 } },
     { name: 'startTime 390 days', q: { startTime: fixture.nowMs - 390 * 86_400_000 + 1 } },
     { name: 'token+startTime', q: { token: fixture.tokens.SOL, startTime: fixture.nowMs - 45 * 86_400_000 + 999 } },
+    // A creator's open window: its blocks and days listed up to the newest stored day.
+    { name: 'creator+startTime 3 days', q: { creator: fixture.creators[0], startTime: fixture.nowMs - 3 * 86_400_000 - 12_345 } },
+    { name: 'creator+startTime 200 days', q: { creator: fixture.creators[1], startTime: fixture.nowMs - 200 * 86_400_000 + 4_567 } },
     { name: 'token+pool (consistent)', q: { token: fixture.tokens.SOL, pool: fixture.pools.SOL_A } },
     { name: 'token+pool (disjoint)', q: { token: fixture.tokens.USDC, pool: fixture.pools.SOL_A } },
   ];

@@ -12,9 +12,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCommon } from '../../src/core/index.js';
 import { createStore, type SettledGamesOrderBy, type Store } from '../../src/store/index.js';
+import { activePlayers } from '../../src/store/queries/window-players.js';
+import type { Database } from '../../src/store/schema.js';
 import { PLAYER_ROLLUP_TABLES, ROLLUP_TABLES } from '../../src/store/rollups/definitions.js';
 import { loadFixture } from '../helpers/contract-world.js';
 import { generateFixture, type Fixture } from '../helpers/fixture.js';
@@ -115,6 +118,15 @@ async function runEveryRead(): Promise<void> {
   await q.stats({ now, creator: f.creators[0] });
   await q.stats({ now, startTime: now - 7 * 86_400_000 });
   await q.stats({ now, creator: f.creators[0], startTime: now - 7 * 86_400_000 });
+  // Players active since a time, every way (window-players.ts activePlayers): on this small fixture
+  // the cheapest is always the direct count, so the others are called by name.
+  const reader = new BetterSqlite3(path, { readonly: true });
+  reader.defaultSafeIntegers(true);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: reader }) });
+  for (const way of ['direct', 'complement', 'days'] as const) {
+    for (const shape of [{}, { byCreator: true }, { creator: f.creators[0] }]) await activePlayers(db, now - 40 * 86_400_000 - 5_000, shape, way);
+  }
+  await db.destroy();
   // Closed windows (docs/design.md §4 "Windows"): days, hours and sub-hour edges; per-player rows of the cut days.
   for (const [startTime, endTime] of [[now - 40 * 86_400_000 - 777_000, now - 3 * 86_400_000 + 999_000], [undefined, now - 200 * 86_400_000 + 12_345], [now - 3_600_000 - 5_000, now - 60_000]] as const) {
     await q.stats({ now, startTime, endTime });

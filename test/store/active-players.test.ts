@@ -1,8 +1,9 @@
 /**
- * Players active in a window (store/queries/common.ts activePlayers), both ways it counts them:
- * directly from the last_ms indexes, and as the player counters minus the players whose last
- * play is before the window. Both must equal the distinct players of the fixture's games at or
- * after `since`, overall, per creator and for one creator.
+ * Players active in a window (store/queries/window-players.ts activePlayers), every way it counts
+ * them: directly from the last_ms indexes, as the player counters minus the players whose last
+ * play is before the window, and as the previous-active-day counts of the whole days after the
+ * start day plus the players whose last play is on that day. Each must equal the distinct players
+ * of the fixture's games at or after `since`, overall, per creator and for one creator.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +13,7 @@ import { Kysely, SqliteDialect } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCommon } from '../../src/core/index.js';
 import { createStore, type Store } from '../../src/store/index.js';
-import { activePlayers } from '../../src/store/queries/common.js';
+import { activePlayers } from '../../src/store/queries/window-players.js';
 import type { Database } from '../../src/store/schema.js';
 import { generateFixture, loadFixture, type Fixture } from '../helpers/fixture.js';
 
@@ -55,23 +56,24 @@ function expected(since: number, byCreator: boolean, creator?: string): Map<stri
 const nonZero = (m: Map<string, number>) => new Map([...m].filter(([, n]) => n !== 0));
 
 describe('activePlayers', () => {
-  it('direct and complement counts equal the distinct players of the window', async () => {
-    const spans = [3_600_000, 2 * 86_400_000 + 17, 40 * 86_400_000, 200 * 86_400_000 + 999, 900 * 86_400_000];
+  it('direct, complement and previous-active-day counts equal the distinct players of the window', async () => {
+    // Spans ending inside a day and at a day's start (so since falls on 00:00 UTC of its day).
+    const dayStart = f.nowMs - (f.nowMs % 86_400_000);
+    const spans = [3_600_000, 2 * 86_400_000 + 17, 40 * 86_400_000, 200 * 86_400_000 + 999, 900 * 86_400_000, f.nowMs - (dayStart - 33 * 86_400_000)];
     let checked = 0;
     for (const span of spans) {
       const since = f.nowMs - span;
       for (const shape of [{}, { byCreator: true }, { creator: f.creators[0] }, { creator: f.creators[5] }] as { creator?: string; byCreator?: boolean }[]) {
         const want = expected(since, shape.byCreator === true, shape.creator);
         const label = `${span} ms ${JSON.stringify(shape)}`;
-        const direct = await activePlayers(db, since, shape, 1_000_000_000);
-        const complement = await activePlayers(db, since, shape, 0);
-        expect(nonZero(direct), `${label} direct`).toEqual(want);
-        expect(nonZero(complement), `${label} complement`).toEqual(want);
+        for (const way of ['direct', 'complement', 'days', undefined] as const) {
+          expect(nonZero(await activePlayers(db, since, shape, way)), `${label} ${way ?? 'cheapest'}`).toEqual(want);
+        }
         checked++;
       }
     }
     // The windows must actually differ (a fixture where every window holds everyone proves little).
     expect(expected(f.nowMs - 3_600_000, false).get('') ?? 0).toBeLessThan(expected(f.nowMs - 900 * 86_400_000, false).get('')!);
-    expect(checked).toBe(20);
+    expect(checked).toBe(24);
   });
 });

@@ -155,6 +155,9 @@ describe.each(testDialects())('fairness audit (%s)', (dialect) => {
     // A window cut inside its first and last UTC days.
     const ws = Math.floor(t0 / DAY) * DAY + DAY + 5_123_000;
     const we = Math.floor(t1 / DAY) * DAY + 7_777_000;
+    // Open windows from inside the second UTC day (most days after it) and inside the last one.
+    const early = Math.floor(t0 / DAY) * DAY + DAY + 1_234;
+    const late = Math.floor(t1 / DAY) * DAY + 3_000_000;
     const creator = oracle[0]!.creator;
     const player = oracle.find((v) => v.fairness === 'violation')!.player;
     const cases: [string, (v: OracleVerdict) => boolean][] = [
@@ -165,6 +168,10 @@ describe.each(testDialects())('fairness audit (%s)', (dialect) => {
       [`startTime=${ws}&endTime=${we}`, (v) => v.timeMs >= ws && v.timeMs < we],
       [`startTime=${ws}&endTime=${ws + 3_600_000}`, (v) => v.timeMs >= ws && v.timeMs < ws + 3_600_000],
       [`creator=${creator}&startTime=${new Date(ws).toISOString()}`, (v) => v.creator === creator && v.timeMs >= ws],
+      // Open windows holding most days (all time minus the days before) and few (the days themselves).
+      [`startTime=${early}`, (v) => v.timeMs >= early],
+      [`creator=${creator}&startTime=${early}`, (v) => v.creator === creator && v.timeMs >= early],
+      [`startTime=${late}`, (v) => v.timeMs >= late],
     ];
     for (const [qs, keep] of cases) {
       const want = oracle.filter(keep);
@@ -185,9 +192,9 @@ describe.each(testDialects())('fairness audit (%s)', (dialect) => {
         .map((v) => ({ signature: v.signature, time: v.timeMs, user: v.player, creator: v.creator, token: v.token, pool: v.pool, rule: v.rule }));
       expect(seen, qs).toEqual(wantViolations);
     }
-    for (const groupBy of ['creator', 'pool', 'player'] as const) {
-      const body = await get(`groupBy=${groupBy}&startTime=${ws}`);
-      const inWindow = oracle.filter((v) => v.timeMs >= ws);
+    for (const [groupBy, start] of [['creator', ws], ['pool', ws], ['player', ws], ['creator', early], ['pool', early]] as const) {
+      const body = await get(`groupBy=${groupBy}&startTime=${start}`);
+      const inWindow = oracle.filter((v) => v.timeMs >= start);
       const keyOf = (v: OracleVerdict) => (groupBy === 'creator' ? v.creator : groupBy === 'pool' ? v.pool : v.player);
       const byKey = new Map<string, OracleVerdict[]>();
       for (const v of inWindow) byKey.set(keyOf(v), [...(byKey.get(keyOf(v)) ?? []), v]);

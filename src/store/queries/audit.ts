@@ -34,6 +34,15 @@ function addTo(c: FairnessCounts, fairness: string, rule: string, n: number): vo
   }
 }
 
+/** Whether ru_fair_dg holds fewer days before `day` than from `day` on (two seeks on its primary key). */
+async function olderDaysAreFewer(db: Kysely<Database>, day: number): Promise<boolean> {
+  const r = await sql<{ lo: unknown; hi: unknown }>`select (select min(day) from ru_fair_dg) as lo, (select max(day) from ru_fair_dg) as hi`.execute(db);
+  const lo = r.rows[0]?.lo;
+  const hi = r.rows[0]?.hi;
+  if (lo === null || lo === undefined || hi === null || hi === undefined) return false;
+  return day - num(lo) < num(hi) - day + 1;
+}
+
 /**
  * GET /audit/fairness (docs/design.md "Fairness audit"): game counts per verdict (overall, and per
  * creator, pool or player with `groupBy`) and one keyset page of violations, newest first.
@@ -63,6 +72,7 @@ export async function fairnessAudit(db: Kysely<Database>, q: FairnessAuditQuery)
   };
   const sel = group === null ? sql`` : sql`${group} as k, `;
   const by = group === null ? sql`` : sql`${group}, `;
+  const byK = group === null ? sql`` : sql`k, `;
 
   // Whole UTC days [d0, d1) from the rollup; the cut days from raw games.
   const s = q.startTime;
@@ -81,8 +91,17 @@ export async function fairnessAudit(db: Kysely<Database>, q: FairnessAuditQuery)
     if (d0 !== null) dayWhere.push(sql`and day >= ${d0}`);
     if (d1 !== null) dayWhere.push(sql`and day < ${d1}`);
     // Without a player, the day table without players (migration 0015): its rows do not grow with the players.
-    const table = sql.raw(q.player === undefined && q.groupBy !== 'player' ? 'ru_fair_dg' : 'ru_fair_day');
-    const rows = await sql<{ k?: unknown; fairness: unknown; rule: unknown; n: unknown }>`select ${sel}fairness, rule, sum(games) as n from ${table}
+    const noPlayer = q.player === undefined && q.groupBy !== 'player';
+    const table = sql.raw(noPlayer ? 'ru_fair_dg' : 'ru_fair_day');
+    // A window open towards now that holds most stored days: all time (ru_fair) minus the days
+    // before it, in one statement (one snapshot), so the fewer days are read.
+    const complement = noPlayer && d0 !== null && d1 === null && (await olderDaysAreFewer(db, d0));
+    const rows = complement
+      ? await sql<{ k?: unknown; fairness: unknown; rule: unknown; n: unknown }>`select ${byK}fairness, rule, sum(n) as n from (
+          select ${sel}fairness, rule, games as n from ru_fair where 1=1 ${f}
+          union all select ${sel}fairness, rule, -games as n from ru_fair_dg where day < ${d0} ${f}
+        ) w group by ${byK}fairness, rule having sum(n) <> 0`.execute(db)
+      : await sql<{ k?: unknown; fairness: unknown; rule: unknown; n: unknown }>`select ${sel}fairness, rule, sum(games) as n from ${table}
       where 1=1 ${sql.join(dayWhere.length ? dayWhere : [sql``], sql` `)} ${f} group by ${by}fairness, rule`.execute(db);
     take(rows.rows);
     if (s !== undefined && d0 !== null && s < d0 * DAY_MS) raw.push([s, d0 * DAY_MS]);

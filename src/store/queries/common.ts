@@ -1,8 +1,8 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { dayOf, joinHiLo, MS_PER_DAY } from '../../core/index.js';
+import { dayOf, joinHiLo, MS_PER_DAY, MS_PER_HOUR } from '../../core/index.js';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
-import { BLOCK_DAYS, blockOf, EXTREMES, GAME_ROLLUP_COLUMNS, GAME_SUM_OF_ROW, playerCounterName, SUM_COLUMNS, type ExtremeColumn, type LeaderboardSort, aggregatedSortKey } from '../rollups/definitions.js';
+import { BLOCK_DAYS, blockOf, EXTREMES, GAME_ROLLUP_COLUMNS, GAME_SUM_OF_ROW, SUM_COLUMNS, type ExtremeColumn, type LeaderboardSort, aggregatedSortKey } from '../rollups/definitions.js';
 
 /** Driver values → JS: SQLite (safe integers) gives bigint, pg gives strings for bigint/numeric. */
 export const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
@@ -72,6 +72,23 @@ export function rangeSql(col: string, [from, to]: [number | undefined, number | 
 }
 
 /**
+ * blockSpans of the whole days [first, end) (day numbers, both bounded) as values: the whole
+ * 32-day blocks and the days at their edges, for `block in (…)` / `day in (…)` — one key search
+ * each when a key column follows the block or day (a creator, a player).
+ */
+export function listedSpans(first: number, end: number): { blocks: number[]; days: number[] } {
+  const { blocks, days } = blockSpans(first, end);
+  const values = (from: number, to: number): number[] => Array.from({ length: Math.max(0, to - from) }, (_, i) => from + i);
+  return { blocks: blocks ? values(blocks[0]!, blocks[1]!) : [], days: days.flatMap(([from, to]) => values(from!, to!)) };
+}
+
+/** The newest UTC day holding a stored game (day number; one seek on ru_day_user's key), or undefined for an empty store. */
+export async function newestDay(db: Kysely<Database>): Promise<number | undefined> {
+  const d = (await sql<{ d: unknown }>`select max(day) as d from ru_day_user`.execute(db)).rows[0]?.d;
+  return d === null || d === undefined ? undefined : num(d);
+}
+
+/**
  * Selects of `select` (a select list) over whole days [first, end) of a day rollup and its block
  * rollup (migration 0013): the whole blocks from `blockTable`, the edge days from `dayTable`, each
  * with `where` (` and …` filters) appended. Joined by the caller with union all.
@@ -95,7 +112,12 @@ export function dayAndBlockParts(
  * Rows of game sums per player (`player` + the GameSums columns of schema.ts) for games with
  * startTime ≤ time < endTime (ms; either side open when undefined) matching `f`, to be grouped by
  * player. Cost grows with the window, not with history (docs/design.md §7):
- * - with a creator/token/pool filter: ru_block_daily rows of the whole 32-day blocks strictly inside
+ * - with a creator and no token or pool: ru_block_user_c rows of the whole 32-day blocks strictly
+ *   inside and ru_day_user_c rows of the days left at their edges (migration 0017), one row per
+ *   player and block or day, when the window has a start; blocks and days are listed by value up to `lastDay` (the newest
+ *   stored day; required for a window open towards now), so each is one search of the primary key
+ *   (block or day, creator) that reads only the creator's players;
+ * - with a token or pool filter: ru_block_daily rows of the whole 32-day blocks strictly inside
  *   and ru_daily rows of the days left at their edges (blockSpans, migration 0013);
  * - without: ru_block_user rows of whole 32-day blocks strictly inside, plus ru_day_user rows of
  *   the start block's and the end block's remaining days (migration 0004) — a year is ≤ 12 rows
@@ -104,7 +126,7 @@ export function dayAndBlockParts(
  *   on both sides of `time_ms`: with only `time_ms >= startTime` SQLite's time index would walk
  *   every game from the start to now and filter `day` afterwards.
  */
-export function windowSource(a: DialectAdapter, f: GameFilter, startTime: number | undefined, endTime?: number): RawBuilder<unknown> {
+export function windowSource(a: DialectAdapter, f: GameFilter, startTime: number | undefined, endTime?: number, lastDay?: number): RawBuilder<unknown> {
   const rows = rowAsRollup(a);
   const cf = filterSql(f);
   const d = startTime === undefined ? -1 : dayOf(startTime);
@@ -117,7 +139,14 @@ export function windowSource(a: DialectAdapter, f: GameFilter, startTime: number
   const sums = sql.raw(SUMS);
   const before = (col: string, bound: number | undefined) => (bound === undefined ? sql`` : sql`and ${sql.raw(col)} < ${bound}`);
   const parts: RawBuilder<unknown>[] = [];
-  if (filtered) parts.push(...dayAndBlockParts('ru_daily', 'ru_block_daily', sql`player, ${sums}`, d + 1, e, cf));
+  const creatorOnly = f.creator !== undefined && f.token === undefined && f.pool === undefined && f.player === undefined;
+  const end = e ?? (lastDay === undefined ? undefined : lastDay + 1);
+  // Listed from the start day on (a window without startTime keeps the ranges below).
+  if (creatorOnly && startTime !== undefined && end !== undefined) {
+    const { blocks, days } = listedSpans(d + 1, end);
+    if (blocks.length > 0) parts.push(sql`select player, ${sums} from ru_block_user_c where block in (${sql.join(blocks)}) ${cf}`);
+    if (days.length > 0) parts.push(sql`select player, ${sums} from ru_day_user_c where day in (${sql.join(days)}) ${cf}`);
+  } else if (filtered) parts.push(...dayAndBlockParts('ru_daily', 'ru_block_daily', sql`player, ${sums}`, d + 1, e, cf));
   else {
     const b0 = blockOf(d);
     const b1 = e === undefined ? undefined : blockOf(e);
@@ -181,51 +210,20 @@ export function joinHiLoRow(r: Record<string, unknown>, name: string): bigint {
 }
 
 /**
- * Rows a direct count of "players active since t" may read before the complement is cheaper
- * (activePlayers). Long windows hold most players; short ones few.
+ * The rows of a window open towards now, [start, ∞), to be summed by the caller (joined with
+ * union all): `dayTable` rows of the whole UTC days after the start's day, `hourTable` rows of
+ * that day's whole hours from the first hour boundary at or after `start` (migration 0010), and the
+ * raw games of the partial hour before it. `rollupCols` selects from the rollups, `gameCols` the
+ * same columns from games; `where` (` and …` filters) applies to every part. At most 24 hour rows
+ * and one hour of games besides the day rows, whatever the history.
  */
-const ACTIVE_COUNT_CAP = 2000;
-
-/**
- * Players (per creator with `byCreator`) whose all-time last play is ≥ `since` (ms): every window
- * of the API is open towards now, so these are exactly the players of the window (migration
- * 0003's reasoning). One row per player in ru_user, per player and creator in ru_user_c (indexes
- * on last_ms, migration 0004). Reads at most ACTIVE_COUNT_CAP rows of the window's side; past
- * that, the answer is the write path's player counter minus the players whose last play is
- * before `since`, read from the same index. Returns creator → count ('' without byCreator).
- * `cap` is for tests of both paths.
- */
-export async function activePlayers(
-  db: Kysely<Database>,
-  since: number,
-  f: { creator?: string | undefined; byCreator?: boolean },
-  cap = ACTIVE_COUNT_CAP,
-): Promise<Map<string, number>> {
-  const table = sql.raw(f.creator !== undefined || f.byCreator ? 'ru_user_c' : 'ru_user');
-  const cf = f.creator === undefined ? sql`` : sql`and creator = ${f.creator}`;
-  const group = f.byCreator ? sql`creator` : sql`''`;
-  // The upper bound on last_ms changes no answer; it tells SQLite's planner (no table statistics)
-  // that the range is narrow, so it searches the last_ms index instead of scanning the table.
-  const probe = await sql<{ n: unknown }>`select count(*) as n from (select 1 from ${table}
-    where last_ms >= ${since} and last_ms <= ${Number.MAX_SAFE_INTEGER} ${cf} limit ${cap}) w`.execute(db);
-  const out = new Map<string, number>();
-  if (num(probe.rows[0]?.n) < cap) {
-    const rows = await sql<{ k: unknown; n: unknown }>`select ${group} as k, count(*) as n from ${table}
-      where last_ms >= ${since} and last_ms <= ${Number.MAX_SAFE_INTEGER} ${cf} group by k`.execute(db);
-    for (const r of rows.rows) out.set(String(r.k), num(r.n));
-    return out;
-  }
-  // The write path's player counters (rollups/definitions.ts playerCounterName): all, one creator, or every creator.
-  if (!f.byCreator) out.set('', await counter(db, f.creator === undefined ? playerCounterName('ru_user', {})! : playerCounterName('ru_user_c', { creator: f.creator })!));
-  else {
-    const prefix = playerCounterName('ru_user_c', { creator: '' })!;
-    // ';' is the character after ':': the range is exactly the names starting with the prefix.
-    const rows = await sql<{ name: string; n: unknown }>`select name, n from ru_counter where name >= ${prefix} and name < ${`${prefix.slice(0, -1)};`}`.execute(db);
-    for (const r of rows.rows) out.set(r.name.slice(prefix.length), num(r.n));
-  }
-  const before = await sql<{ k: unknown; n: unknown }>`select ${group} as k, count(*) as n from ${table} where last_ms < ${since} ${cf} group by k`.execute(db);
-  for (const r of before.rows) out.set(String(r.k), (out.get(String(r.k)) ?? 0) - num(r.n));
-  return out;
+export function openWindowSums(dayTable: string, hourTable: string, rollupCols: RawBuilder<unknown>, gameCols: RawBuilder<unknown>, start: number, where: RawBuilder<unknown>): RawBuilder<unknown> {
+  const d = dayOf(start);
+  const dayEnd = (d + 1) * MS_PER_DAY;
+  const hour = Math.min(Math.ceil(start / MS_PER_HOUR) * MS_PER_HOUR, dayEnd);
+  return sql`select ${rollupCols} from ${sql.raw(dayTable)} where day > ${d} ${where}
+    union all select ${rollupCols} from ${sql.raw(hourTable)} where hour_ms >= ${hour} and hour_ms < ${dayEnd} ${where}
+    union all select ${gameCols} from games where time_ms >= ${start} and time_ms < ${hour} ${where}`;
 }
 
 /**

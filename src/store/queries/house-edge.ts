@@ -1,16 +1,17 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { MS_PER_DAY } from '../../core/index.js';
 import type { Database } from '../schema.js';
-import { BLOCK_DAYS, GAME_SUM_OF_ROW, type GameSumColumn } from '../rollups/definitions.js';
+import { GAME_SUM_OF_ROW, type GameSumColumn } from '../rollups/definitions.js';
 import type { BiggestWin, BiggestWinsQuery, HouseEdgeGroupBy, HouseEdgeQuery, HouseEdgeResult } from '../types-house.js';
-import { big, blockSpans, coversHistory, dayAndBlockParts, filterSql, joinHiLoRow, num } from './common.js';
+import { big, coversHistory, dayAndBlockParts, filterSql, joinHiLoRow, listedSpans, num } from './common.js';
 import { type KeyKind, positionValues } from './keyset.js';
 
 /**
  * GET /house-edge and GET /house-edge/wins (docs/design.md §10). A window [startTime, endTime)
  * reads the rollup rows of the 32-day blocks wholly inside it, of the UTC days left at their edges
  * (common.ts blockSpans, migration 0013) and the raw games of the days it cuts (each part bounded
- * by one day of games):
+ * by one day of games; without a player, a cut day mostly inside the window is its ru_day_game
+ * rows minus the raw games of the part left out, so at most half a day of games is read):
  * - without a player (filter or grouping): ru_block_game and ru_day_game (block or day × game kind
  *   × creator × token × pool, migrations 0013 and 0008), a few rows per block or day;
  * - grouped by player, or filtered by one but not grouped by game: ru_block_user_t (block ×
@@ -67,6 +68,7 @@ export async function houseEdge(db: Kysely<Database>, q: HouseEdgeQuery): Promis
   const cols = sql.raw(groups.join(', '));
   const sums = sql.raw(EDGE_SUMS.join(', '));
   const ofRow = sql.raw(EDGE_SUMS.map((c) => (GAME_SUM_OF_ROW[c] === c ? c : `${GAME_SUM_OF_ROW[c]} as ${c}`)).join(', '));
+  const negatedOfRow = sql.raw(EDGE_SUMS.map((c) => `-(${GAME_SUM_OF_ROW[c]}) as ${c}`).join(', '));
   const rawGames = (from: number | undefined, to: number | undefined) => sql`select ${cols}, ${ofRow} from games where 1=1 ${timeRange(from, to)} ${filterSql(f)}`;
 
   const parts: RawBuilder<unknown>[] = [];
@@ -89,7 +91,15 @@ export async function houseEdge(db: Kysely<Database>, q: HouseEdgeQuery): Promis
     const narrow = (q.groupBy === 'player' || q.groupBy === 'token') && q.creator === undefined && q.pool === undefined;
     const blockTable = !byPlayer ? 'ru_block_game' : narrow ? 'ru_block_user_t' : 'ru_block_daily';
     if (days) parts.push(...dayAndBlockParts(byPlayer ? 'ru_daily' : 'ru_day_game', blockTable, sql`${cols}, ${sums}`, days[0], days[1], filterSql(f)));
-    for (const [from, to] of raw) parts.push(rawGames(from, to));
+    for (const [from, to] of raw) {
+      // A cut day mostly inside the window, without players: its ru_day_game rows minus the raw
+      // games of the part left out (under half a day), summed in the same statement (one snapshot).
+      const day = from === undefined ? undefined : Math.floor(from / MS_PER_DAY);
+      if (!byPlayer && day !== undefined && to !== undefined && to <= (day + 1) * MS_PER_DAY && to - from! > MS_PER_DAY / 2) {
+        parts.push(sql`select ${cols}, ${sums} from ru_day_game where day = ${day} ${filterSql(f)}`);
+        for (const [a, b] of [[day * MS_PER_DAY, from!], [to, (day + 1) * MS_PER_DAY]] as const) if (a < b) parts.push(sql`select ${cols}, ${negatedOfRow} from games where 1=1 ${timeRange(a, b)} ${filterSql(f)}`);
+      } else parts.push(rawGames(from, to));
+    }
   }
   if (parts.length === 0) return { results: [], next: null };
 
@@ -102,7 +112,7 @@ export async function houseEdge(db: Kysely<Database>, q: HouseEdgeQuery): Promis
   // Ordered by every group column (for pool and token the key determines the token): the GROUP BY's own order, no second sort.
   const res = await sql<Record<string, unknown>>`select ${cols}, ${sql.raw(EDGE_SUMS.map((c) => `sum(${c}) as ${c}`).join(', '))}
     from (${sql.join(parts, sql` union all `)}) u ${keyset}
-    group by ${cols} order by ${cols} limit ${q.limit + 1}`.execute(db);
+    group by ${cols} having sum(plays) <> 0 order by ${cols} limit ${q.limit + 1}`.execute(db);
   const rows = res.rows.slice(0, q.limit);
   const last = rows[rows.length - 1];
   return {
@@ -146,17 +156,14 @@ async function playersPage(db: Kysely<Database>, q: HouseEdgeQuery): Promise<Raw
   const end = Math.min(q.endTime ?? num(last) + 1, num(last) + 1);
   if (end <= start) return null;
   const { days, raw } = splitWindow(start, end);
-  const spans = days ? blockSpans(days[0], days[1]) : { blocks: null, days: [] };
+  // The whole blocks and the days at their edges, one by one.
+  const spans = days ? listedSpans(days[0]!, days[1]!) : { blocks: [], days: [] };
   const k = q.limit + 2;
   const from = q.after === undefined ? undefined : (positionValues(q.after, houseEdgeKinds('player')) as string[])[0];
   const atOrAfter = from === undefined ? sql`` : sql`and player >= ${from}`;
   const lists: RawBuilder<unknown>[] = [];
-  const [b0, b1] = spans.blocks ?? [0, 0];
-  // The days at the blocks' edges, one by one.
-  const edgeDays: number[] = [];
-  for (const [d0, d1] of spans.days) for (let d = d0!; d < d1!; d++) edgeDays.push(d);
-  for (let b = b0!; b < b1!; b++) lists.push(sql`select player from ru_block_user where block = ${b} ${atOrAfter} order by player limit ${k}`);
-  for (const d of edgeDays) lists.push(sql`select player from ru_day_user where day = ${d} ${atOrAfter} order by player limit ${k}`);
+  for (const b of spans.blocks) lists.push(sql`select player from ru_block_user where block = ${b} ${atOrAfter} order by player limit ${k}`);
+  for (const d of spans.days) lists.push(sql`select player from ru_day_user where day = ${d} ${atOrAfter} order by player limit ${k}`);
   // A cut day's players unsorted: bounded by the day's games, sorted with the rest below.
   for (const [t0, t1] of raw) lists.push(sql`select distinct player from games where 1=1 ${timeRange(t0, t1)} ${atOrAfter}`);
   const candidates = await sql<{ player: string }>`select distinct player from (${sql.join(
@@ -168,9 +175,9 @@ async function playersPage(db: Kysely<Database>, q: HouseEdgeQuery): Promise<Raw
   const sums = sql.raw(EDGE_SUMS.join(', '));
   const ofRow = sql.raw(EDGE_SUMS.map((c) => (GAME_SUM_OF_ROW[c] === c ? c : `${GAME_SUM_OF_ROW[c]} as ${c}`)).join(', '));
   const parts: RawBuilder<unknown>[] = [];
-  if (spans.blocks) parts.push(sql`select player, token, ${sums} from ru_block_user_t where block >= ${b0} and block < ${b1} and player in (${players})`);
+  if (spans.blocks.length > 0) parts.push(sql`select player, token, ${sums} from ru_block_user_t where block >= ${spans.blocks[0]} and block <= ${spans.blocks[spans.blocks.length - 1]} and player in (${players})`);
   // The edge days as a list, so both engines seek (day, player) pairs.
-  if (edgeDays.length > 0) parts.push(sql`select player, token, ${sums} from ru_day_user_t where day in (${sql.join(edgeDays)}) and player in (${players})`);
+  if (spans.days.length > 0) parts.push(sql`select player, token, ${sums} from ru_day_user_t where day in (${sql.join(spans.days)}) and player in (${players})`);
   for (const [t0, t1] of raw) parts.push(sql`select player, token, ${ofRow} from games where player in (${players}) ${timeRange(t0, t1)}`);
   return sql.join(parts, sql` union all `);
 }

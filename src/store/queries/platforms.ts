@@ -1,10 +1,10 @@
 import { sql, type Kysely } from 'kysely';
-import { MS_PER_DAY, dayOf } from '../../core/index.js';
+import { MS_PER_DAY } from '../../core/index.js';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
 import type { PlatformEntry, PlatformsQuery } from '../types.js';
-import { activePlayers, num } from './common.js';
-import { windowPlayers } from './window-players.js';
+import { num, openWindowSums } from './common.js';
+import { activePlayers, windowPlayers } from './window-players.js';
 import { rangeSums } from './series.js';
 import { keysetKinds, positionValues } from './keyset.js';
 
@@ -13,10 +13,10 @@ import { keysetKinds, positionValues } from './keyset.js';
  *
  * Cost follows the players active in the window, not per-day per-player rows: the window is open
  * towards now, so
- * - sums (USD volume, revenue, plays) = ru_day_c rows of whole days after the start day plus
- *   the raw games of the partial start day (time ≥ start);
+ * - sums (USD volume, revenue, plays) = ru_day_c rows of whole days after the start day, ru_hour_c
+ *   rows of that day's whole hours and the raw games of its partial first hour (common.ts openWindowSums);
  * - unique_players = players whose all-time last play with the creator is ≥ start
- *   (common.ts activePlayers: ru_user_c by last_ms, or its complement and the counters);
+ *   (window-players.ts activePlayers: ru_user_c by last_ms, or its complement and the counters);
  * - last_activity = the creator's all-time last play (ru_ctp.last_ms), which lies in the window
  *   whenever the creator has a game there (only such creators are listed).
  */
@@ -24,17 +24,13 @@ export async function platforms(db: Kysely<Database>, a: DialectAdapter, q: Plat
   // endTime without startTime: the `days` ending at endTime (docs/design.md §4 "Windows").
   if (q.endTime !== undefined) return closedWindow(db, a, q, q.startTime ?? q.endTime - q.days * MS_PER_DAY, q.endTime);
   const start = q.startTime ?? q.now - q.days * MS_PER_DAY;
-  const d = dayOf(start);
-  // The raw start-day games are bounded by the day's end so g_time reads that day only.
   const order = q.sortBy === 'usd_revenue' ? sql`s.usd_revenue` : sql`s.usd_volume`;
   // Keyset (docs/design.md §4): strictly after the last row served, by (sort value desc, creator asc).
   const pos = q.after === undefined ? undefined : (positionValues(q.after, keysetKinds('platforms')) as [number, string]);
   const after = pos === undefined ? sql`` : sql`and ${order} <= ${pos[0]} and (${order} < ${pos[0]} or s.creator > ${pos[1]})`;
   const res = await sql<Record<string, unknown>>`with s as (
       select creator, sum(usd_wager) as usd_volume, sum(usd_creator_fee) as usd_revenue, sum(plays) as plays from (
-        select creator, usd_wager, usd_creator_fee, plays from ru_day_c where day > ${d}
-        union all
-        select creator, usd_wager, usd_creator_fee, 1 as plays from games where time_ms >= ${start} and time_ms < ${(d + 1) * MS_PER_DAY}
+        ${openWindowSums('ru_day_c', 'ru_hour_c', sql`creator, usd_wager, usd_creator_fee, plays`, sql`creator, usd_wager, usd_creator_fee, 1 as plays`, start, sql``)}
       ) w group by creator
     ), l as (
       select creator, max(last_ms) as last_activity from ru_ctp group by creator

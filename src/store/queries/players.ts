@@ -3,16 +3,19 @@ import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
 import type { KeysetPosition, LeaderboardEntry, PlayerQuery, PlayerResult, PlayersQuery, PlayersResult } from '../types.js';
 import { GAME_ROLLUP_COLUMNS, playerCounterName, SORT_KEYS, type RollupTable } from '../rollups/definitions.js';
-import { AGG_SUMS, aggregatedOrder, counter, coversHistory, filterSql, num, poolToken, tokenSums, windowSource } from './common.js';
+import { AGG_SUMS, aggregatedOrder, counter, coversHistory, filterSql, newestDay, num, poolToken, tokenSums, windowSource } from './common.js';
 import { keysetKinds, positionValues } from './keyset.js';
 import { topWindow, TOPN_MAX_DEPTH } from './topn.js';
 
 /** A per-player rollup row's columns (rollups/definitions.ts), as read by the all-time leaderboards. */
 const ROW_COLUMNS = sql.raw(GAME_ROLLUP_COLUMNS.join(', '));
 
-/** GET /player: all-time totals of one user from ru_user_ctp (docs/spec.md §2 Player statistics; docs/design.md §4). */
+/** GET /player: all-time totals of one user from ru_user_t, or ru_user_ct with a creator (docs/spec.md §2 Player statistics; docs/design.md §4). */
 export async function player(db: Kysely<Database>, q: PlayerQuery): Promise<PlayerResult | undefined> {
-  const res = await sql<Record<string, unknown>>`select token, ${AGG_SUMS} from ru_user_ctp
+  // One row per token (ru_user_t), or per creator and token (ru_user_ct): a heavy player's rows per
+  // creator × token × pool (ru_user_ctp, up to one per pool of every creator) lie on as many pages.
+  const table = sql.raw(q.creator === undefined ? 'ru_user_t' : 'ru_user_ct');
+  const res = await sql<Record<string, unknown>>`select token, ${AGG_SUMS} from ${table}
     where player = ${q.user} ${filterSql({ creator: q.creator, token: q.token })} group by token`.execute(db);
   if (res.rows.length === 0) return undefined;
   let plays = 0, volume = 0, profit = 0, win = 0, loss = 0, first = Infinity, last = 0;
@@ -76,7 +79,9 @@ export async function players(db: Kysely<Database>, a: DialectAdapter, q: Player
       if (top) return pageOf(top.rows.slice(offset), q.limit, false, top.total);
     }
   }
-  const source = windowed ? windowSource(a, { creator: q.creator, token: q.token, pool: q.pool }, q.startTime, q.endTime) : sql`select * from ru_user`;
+  // A creator's window open towards now lists its days up to the newest stored one (windowSource).
+  const lastDay = windowed && q.creator !== undefined && q.endTime === undefined ? ((await newestDay(db)) ?? -1) : undefined;
+  const source = windowed ? windowSource(a, { creator: q.creator, token: q.token, pool: q.pool }, q.startTime, q.endTime, lastDay) : sql`select * from ru_user`;
   const order = aggregatedOrder(q.sortBy);
   // The window's players are counted in the same pass (count over the grouped rows, before
   // LIMIT); only a page past the end needs a second pass for the total. A keyset position

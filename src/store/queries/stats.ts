@@ -1,11 +1,10 @@
 import { sql, type Kysely } from 'kysely';
-import { MS_PER_DAY, dayOf } from '../../core/index.js';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
 import type { StatsQuery, StatsResult } from '../types.js';
 import { ALL_CREATORS, playerCounterName } from '../rollups/definitions.js';
-import { activePlayers, counter, coversHistory, filterSql, num } from './common.js';
-import { windowPlayers } from './window-players.js';
+import { counter, coversHistory, filterSql, num, openWindowSums } from './common.js';
+import { activePlayers, windowPlayers } from './window-players.js';
 import { rangeSums } from './series.js';
 
 /** Active window of `active_players`: the last 60 minutes of wall clock (docs/design.md §3). */
@@ -48,16 +47,13 @@ export async function stats(db: Kysely<Database>, a: DialectAdapter, q: StatsQue
     // Windows are open towards now (docs/spec.md §2 `startTime`: time ≥ startTime), so a player or creator
     // is in the window iff its all-time last play is ≥ startTime: counts read the all-time
     // rollups (ru_user / ru_user_c by last_ms, migration 0004; the small ru_ctp), sums read ru_day or
-    // ru_day_c (migration 0004) for whole days plus the raw games of the partial start day,
+    // ru_day_c (migration 0004) for whole days, ru_hour or ru_hour_c (migration 0010) for the
+    // whole hours of the start day and the raw games of its first, partial hour (openWindowSums),
     // first_bet_time is one index seek.
-    const d = dayOf(q.startTime);
     const cf = filterSql(f);
+    const byCreator = q.creator !== undefined;
     const sums = await sql<Record<string, unknown>>`select sum(plays) as plays, sum(usd_wager) as usd_volume,
-        sum(usd_creator_fee) as revenue, sum(usd_net) as net from (
-        select plays, usd_wager, usd_creator_fee, usd_net from ${sql.raw(q.creator === undefined ? 'ru_day' : 'ru_day_c')} where day > ${d} ${cf}
-        union all
-        select 1 as plays, usd_wager, usd_creator_fee, usd_net from games where time_ms >= ${q.startTime} and time_ms < ${(d + 1) * MS_PER_DAY} ${cf}
-      ) w`.execute(db);
+        sum(usd_creator_fee) as revenue, sum(usd_net) as net from (${openWindowSums(byCreator ? 'ru_day_c' : 'ru_day', byCreator ? 'ru_hour_c' : 'ru_hour', sql`plays, usd_wager, usd_creator_fee, usd_net`, sql`1 as plays, usd_wager, usd_creator_fee, usd_net`, q.startTime, cf)}) w`.execute(db);
     const creators = await sql<{ n: unknown }>`select count(distinct creator) as n from ru_ctp where last_ms >= ${q.startTime} ${cf}`.execute(db);
     const players = (await activePlayers(db, q.startTime, { creator: q.creator })).get('') ?? 0;
     const first = await sql<{ t: unknown }>`select time_ms as t from games where time_ms >= ${q.startTime} ${cf} order by time_ms asc limit 1`.execute(db);

@@ -3,8 +3,8 @@ import { dayOf, MS_PER_DAY } from '../../core/index.js';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
 import { ALL_CREATORS, BLOCK_DAYS, blockOf, GAME_ROLLUP_COLUMNS } from '../rollups/definitions.js';
-import { activePlayers, AGG_SUMS, num, rawDayPart } from './common.js';
-import { windowPlayers } from './window-players.js';
+import { AGG_SUMS, num, rawDayPart } from './common.js';
+import { activePlayers, windowPlayers } from './window-players.js';
 
 /**
  * Deepest position (offset + limit) the early-stopping top-N serves; deeper pages read the
@@ -107,6 +107,7 @@ async function randomAccess(db: Kysely<Database>, a: DialectAdapter, w: WindowPa
  * rows by primary key, the cut days' raw games), summed in JS over the values sorted ascending —
  * the same doubles give the same sum whatever order the database returns them in, so equal rows
  * make exact ties (a GROUP BY's sum of doubles depends on the order its input arrives in).
+ * Players with no game in the window are left out.
  */
 async function sortValues(db: Kysely<Database>, w: WindowParts, players: string[], spec: TopSpec): Promise<Ranked[]> {
   const src = source(spec);
@@ -121,12 +122,13 @@ async function sortValues(db: Kysely<Database>, w: WindowParts, players: string[
     const rows = await sql<{ player: string; v: unknown }>`${sql.join(parts, sql` union all `)}`.execute(db);
     for (const r of rows.rows) values.get(String(r.player))?.push(num(r.v));
   }
-  return players.map((player) => ({ player, sk: values.get(player)!.sort((x, y) => x - y).reduce((s, v) => s + v, 0) }));
+  // A player without a row has no game in the window (a cut day's list names the whole day's players): not ranked.
+  return players.filter((player) => values.get(player)!.length > 0).map((player) => ({ player, sk: values.get(player)!.sort((x, y) => x - y).reduce((s, v) => s + v, 0) }));
 }
 
 /**
  * Distinct players of the window: open towards now, those whose last play is ≥ startTime
- * (common.ts activePlayers); closed, the previous-active-day counts (window-players.ts).
+ * (window-players.ts activePlayers); closed, the previous-active-day counts (window-players.ts).
  */
 async function playersIn(db: Kysely<Database>, spec: TopSpec, startTime: number | undefined, endTime: number | undefined): Promise<number> {
   if (endTime === undefined) return (await activePlayers(db, startTime!, { creator: spec.creator })).get('') ?? 0;
@@ -221,7 +223,8 @@ export async function thresholdTopN<R extends Ranked>(
  * = sk = the player's sum, added order-independently (sortValues). Method: thresholdTopN over the
  * window's parts — every whole 32-day block (ru_block_user, or ru_block_user_c with a creator) and
  * every edge day (ru_day_user / ru_day_user_c) a list read in the sort column's order (indexes of
- * migrations 0014 and 0017), each cut day's raw games one more list (grouped once, held in memory).
+ * migrations 0014 and 0017), each cut day one more list: by USD volume its whole day's list (an
+ * upper bound of the cut part, exact by random access), by USD profit its raw games grouped once.
  * Returns undefined — the caller takes the summing path — when the window holds no whole UTC day,
  * has at most 4 × depth players, or the lists would need more than READ_BUDGET rows.
  */
@@ -242,6 +245,13 @@ export async function topWindow(
   const src = source(spec);
   const lists: SortedList[] = [...w.blocks.map((n) => rollupList(db, spec, 'block', n)), ...w.days.map((n) => rollupList(db, spec, 'day', n))];
   for (const r of w.raw) {
+    // By USD volume (wagers ≥ 0), a player's part of a cut day is at most its whole day: the day's
+    // sorted list (an index) bounds the unseen players as the threshold needs, and the random
+    // access sums the exact part. USD profit has no such bound: the cut part's raw games, grouped.
+    if (spec.sortBy === 'usd_volume') {
+      lists.push(rollupList(db, spec, 'day', r.day));
+      continue;
+    }
     const g = await sql<{ player: string; v: unknown }>`select player, sum(${sql.raw(src.column)}) as v from games
       where day = ${r.day} and time_ms >= ${r.from} and time_ms < ${r.to} ${src.where} group by player`.execute(db);
     const rows = g.rows.map((x) => ({ player: String(x.player), v: num(x.v) }));

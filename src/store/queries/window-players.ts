@@ -1,8 +1,8 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { MS_PER_DAY, dayOf } from '../../core/index.js';
 import type { Database } from '../schema.js';
-import { ALL_CREATORS } from '../rollups/index.js';
-import { dayAndBlockParts, num } from './common.js';
+import { ALL_CREATORS, playerCounterName } from '../rollups/index.js';
+import { counter, listedSpans, newestDay, num } from './common.js';
 
 /**
  * Distinct players of each group over the closed window [start, end) (Unix ms), from migration
@@ -24,12 +24,7 @@ export async function windowPlayers(db: Kysely<Database>, creators: readonly str
   if (creators.length === 0 || end <= start) return out;
   const d = dayOf(start);
   const e = dayOf(end);
-  const groups = sql`and creator in (${sql.join(creators)})`;
-  if (e > d + 1) {
-    const parts = dayAndBlockParts('ru_return_day', 'ru_return_block', sql`creator, players`, d + 1, e, sql`and prev_day < ${d + 1} ${groups}`);
-    const whole = await sql<{ creator: string; n: unknown }>`select creator, sum(players) as n from (${sql.join(parts, sql` union all `)}) w group by creator`.execute(db);
-    for (const r of whole.rows) out.set(r.creator, num(r.n));
-  }
+  if (e > d + 1) for (const [c, n] of await playersOfDays(db, creators, d + 1, e)) out.set(c, n);
   // The edge games, as (group, player): every game belongs to ALL_CREATORS and to its creator.
   const all = creators.includes(ALL_CREATORS);
   const named = creators.filter((c) => c !== ALL_CREATORS);
@@ -43,8 +38,108 @@ export async function windowPlayers(db: Kysely<Database>, creators: readonly str
     if (named.length > 0) selects.push(sql`select creator, player from games where time_ms >= ${from} and time_ms < ${to} and (creator || '') in (${sql.join(named)})`);
   }
   const inWhole = e > d + 1 ? sql`and not exists (select 1 from ru_active_day s where s.creator = x.creator and s.player = x.player and s.day > ${d} and s.day < ${e})` : sql``;
-  const edge = await sql<{ creator: string; n: unknown }>`select x.creator, count(distinct x.player) as n from (${sql.join(selects, sql` union all `)}) x
+  // Distinct (group, player) first, so each edge player is looked up in ru_active_day once, not once per game.
+  const edge = await sql<{ creator: string; n: unknown }>`select x.creator, count(*) as n from (select distinct creator, player from (${sql.join(selects, sql` union all `)}) g) x
     where 1=1 ${inWhole} group by x.creator`.execute(db);
   for (const r of edge.rows) out.set(r.creator, (out.get(r.creator) ?? 0) + num(r.n));
+  return out;
+}
+
+/**
+ * Distinct players per group (creator; ALL_CREATORS '' = every game) of the whole UTC days
+ * [first, end) (day numbers), from the previous-active-day counts (migration 0016): each player
+ * counts on its first day there, the only one with prev_day < first. The whole 32-day blocks come
+ * from ru_return_block, the days at their edges from ru_return_day. Blocks, days and groups are
+ * listed by value, so each (group, block or day) is one search of the primary key that reads only
+ * the rows with prev_day < first: their number is bounded by the window's days × earlier active
+ * days, whatever the number of players.
+ */
+async function playersOfDays(db: Kysely<Database>, creators: readonly string[], first: number, end: number): Promise<Map<string, number>> {
+  const { blocks, days } = listedSpans(first, end);
+  const inCreators = sql`creator in (${sql.join(creators)})`;
+  const parts: RawBuilder<unknown>[] = [];
+  if (blocks.length > 0) parts.push(sql`select creator, players from ru_return_block where ${inCreators} and block in (${sql.join(blocks)}) and prev_day < ${first}`);
+  if (days.length > 0) parts.push(sql`select creator, players from ru_return_day where ${inCreators} and day in (${sql.join(days)}) and prev_day < ${first}`);
+  if (parts.length === 0) return new Map();
+  const rows = await sql<{ creator: string; n: unknown }>`select creator, sum(players) as n from (${sql.join(parts, sql` union all `)}) w group by creator`.execute(db);
+  return new Map(rows.rows.map((r) => [r.creator, num(r.n)]));
+}
+
+/**
+ * Rows a direct count of "players active since t" reads before another way is tried, and rows of
+ * the complement ("last play before t") read before the previous-active-day counts are used
+ * (activePlayers). Short windows hold few players, windows reaching back to the first days hold
+ * nearly all of them; the others are served by neither side cheaply.
+ */
+const ACTIVE_COUNT_CAP = 2000;
+const INACTIVE_COUNT_CAP = 20_000;
+
+/** How activePlayers counts (tests force each way; `undefined` picks the cheapest). */
+export type ActivePlayersWay = 'direct' | 'complement' | 'days';
+
+/**
+ * Players (per creator with `byCreator`) whose all-time last play is ≥ `since` (Unix ms): every
+ * open window of the API (towards now) holds exactly these players (migration 0003's
+ * reasoning). Three exact ways, the first that stays small is used:
+ * - direct: count the rows of ru_user (ru_user_c per creator) with last_ms ≥ since (index on
+ *   last_ms, migration 0004), when fewer than ACTIVE_COUNT_CAP;
+ * - complement: the write path's player counter minus the rows with last_ms < since, when those
+ *   are fewer than INACTIVE_COUNT_CAP;
+ * - days: with d the UTC day of `since`, the players of the whole days after d (playersOfDays,
+ *   a few rows per day) plus those whose last play lies in [since, end of day d) — a range of
+ *   the last_ms index bounded by one day's players (docs/design.md §7 "Distinct players of a
+ *   closed window").
+ * Returns creator → count ('' without byCreator; creators with no player left may be absent or 0).
+ */
+export async function activePlayers(
+  db: Kysely<Database>,
+  since: number,
+  f: { creator?: string | undefined; byCreator?: boolean },
+  way?: ActivePlayersWay,
+): Promise<Map<string, number>> {
+  const table = sql.raw(f.creator !== undefined || f.byCreator ? 'ru_user_c' : 'ru_user');
+  const cf = f.creator === undefined ? sql`` : sql`and creator = ${f.creator}`;
+  // `creator || ''`, not the column: grouping by the column would walk the (creator, last_ms) index
+  // whole instead of the last_ms range.
+  const group = f.byCreator ? sql`creator || ''` : sql`''`;
+  const countRange = async (range: RawBuilder<unknown>): Promise<Map<string, number>> => {
+    const rows = await sql<{ k: unknown; n: unknown }>`select ${group} as k, count(*) as n from ${table} where ${range} ${cf} group by k`.execute(db);
+    return new Map(rows.rows.map((r) => [String(r.k), num(r.n)]));
+  };
+  /** Whether fewer than `cap` rows match `range` (reads at most `cap`). */
+  const fewer = async (range: RawBuilder<unknown>, cap: number): Promise<boolean> => {
+    const probe = await sql<{ n: unknown }>`select count(*) as n from (select 1 from ${table} where ${range} ${cf} limit ${cap}) w`.execute(db);
+    return num(probe.rows[0]?.n) < cap;
+  };
+  // The upper bound on last_ms changes no answer; it tells SQLite's planner (no table statistics)
+  // that the range is narrow, so it searches the last_ms index instead of scanning the table.
+  const active = sql`last_ms >= ${since} and last_ms <= ${Number.MAX_SAFE_INTEGER}`;
+  const inactive = sql`last_ms < ${since}`;
+  if (way === 'direct' || (way === undefined && (await fewer(active, ACTIVE_COUNT_CAP)))) return countRange(active);
+  if (way === 'complement' || (way === undefined && (await fewer(inactive, INACTIVE_COUNT_CAP)))) {
+    // The write path's player counters (rollups/definitions.ts playerCounterName): all, one creator, or every creator.
+    const out = new Map<string, number>();
+    if (!f.byCreator) out.set('', await counter(db, f.creator === undefined ? playerCounterName('ru_user', {})! : playerCounterName('ru_user_c', { creator: f.creator })!));
+    else {
+      const prefix = playerCounterName('ru_user_c', { creator: '' })!;
+      // ';' is the character after ':': the range is exactly the names starting with the prefix.
+      const rows = await sql<{ name: string; n: unknown }>`select name, n from ru_counter where name >= ${prefix} and name < ${`${prefix.slice(0, -1)};`}`.execute(db);
+      for (const r of rows.rows) out.set(r.name.slice(prefix.length), num(r.n));
+    }
+    for (const [k, n] of await countRange(inactive)) out.set(k, (out.get(k) ?? 0) - n);
+    return out;
+  }
+  const d = dayOf(since);
+  // Every creator by name (ru_ctp is small), so each is a search of the return tables' keys.
+  const creators = f.byCreator ? (await sql<{ creator: string }>`select distinct creator from ru_ctp`.execute(db)).rows.map((r) => r.creator) : [f.creator ?? ALL_CREATORS];
+  if (creators.length === 0) return new Map();
+  // The whole days after d up to the newest stored one.
+  const out = await playersOfDays(db, creators, d + 1, ((await newestDay(db)) ?? d) + 1);
+  if (!f.byCreator) {
+    const n = out.get(f.creator ?? ALL_CREATORS) ?? 0;
+    out.clear();
+    out.set('', n);
+  }
+  for (const [k, n] of await countRange(sql`last_ms >= ${since} and last_ms < ${(d + 1) * MS_PER_DAY}`)) out.set(k, (out.get(k) ?? 0) + n);
   return out;
 }
