@@ -20,6 +20,14 @@ export function hourFloor(ms: number): number {
   return Math.floor(ms / MS_PER_HOUR) * MS_PER_HOUR;
 }
 
+/** A quarter hour, ms: every time zone's offset from UTC is a multiple of it (the quarter-hour rollups, docs/design.md §7). */
+export const MS_PER_QUARTER = 900_000;
+
+/** Start of the UTC quarter hour containing `ms`, in ms (the `quarter_ms` of the quarter-hour rollups). */
+export function quarterOf(ms: number): number {
+  return Math.floor(ms / MS_PER_QUARTER) * MS_PER_QUARTER;
+}
+
 /** ISO 8601 UTC with millisecond precision (docs/spec.md §2). */
 export function isoMs(ms: number): string {
   return new Date(ms).toISOString();

@@ -19,6 +19,7 @@ import { migration0016 } from './migrations/0016_return_days.js';
 import { migration0017 } from './migrations/0017_creator_window_players.js';
 import { migration0018 } from './migrations/0018_time_players.js';
 import { migration0019 } from './migrations/0019_day_user_token.js';
+import { migration0020 } from './migrations/0020_quarter_rollups.js';
 
 /** Ordered, append-only list of migrations; names sort in application order. */
 function migrationsFor(a: DialectAdapter): Record<string, Migration> {
@@ -41,6 +42,7 @@ function migrationsFor(a: DialectAdapter): Record<string, Migration> {
     '0017_creator_window_players': migration0017(a),
     '0018_time_players': migration0018(a),
     '0019_day_user_token': migration0019(a),
+    '0020_quarter_rollups': migration0020(a),
   };
 }
 

@@ -329,6 +329,24 @@ export interface RuHourPTable extends GameSums, PoolSums {
   token: string;
 }
 
+/** Per UTC quarter hour (migration 0020; quarter_ms = start of the quarter hour, Unix ms): ranges cut at :15, :30, :45 without a creator. */
+export interface RuQuarterTable extends GameSums {
+  quarter_ms: Int;
+}
+
+/** Per creator × UTC quarter hour (migration 0020). */
+export interface RuQuarterCTable extends GameSums {
+  creator: string;
+  quarter_ms: Int;
+}
+
+/** Per pool × UTC quarter hour (migration 0020; token is the pool's), with the pool sums. */
+export interface RuQuarterPTable extends GameSums, PoolSums {
+  pool: string;
+  quarter_ms: Int;
+  token: string;
+}
+
 /** Per UTC day × player and per 32-day block × player (migration 0004): unfiltered windowed leaderboards. */
 export interface RuDayUserTable extends GameSums {
   day: number;
@@ -494,6 +512,9 @@ export interface Database {
   ru_hour: RuHourTable;
   ru_hour_c: RuHourCTable;
   ru_hour_p: RuHourPTable;
+  ru_quarter: RuQuarterTable;
+  ru_quarter_c: RuQuarterCTable;
+  ru_quarter_p: RuQuarterPTable;
   ru_block_daily: RuBlockDailyTable;
   ru_block_game: RuBlockGameTable;
   ru_block_user_t: RuBlockUserTTable;

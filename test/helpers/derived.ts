@@ -104,3 +104,56 @@ export function expectSameRows(table: DerivedTable, after: Row[], before: Row[],
 export function expectSameDerived(after: Map<DerivedTable, Row[]>, before: Map<DerivedTable, Row[]>, what = ''): void {
   for (const t of DERIVED_TABLES) expectSameRows(t, after.get(t)!, before.get(t)!, what);
 }
+
+/** A stored game as read back (the columns the rollups are made of). */
+export type Game = Record<string, unknown>;
+
+const INT_SUMS = ['wager_hi', 'wager_lo', 'payout_hi', 'payout_lo', 'jackpot_hi', 'jackpot_lo', 'expected_hi', 'expected_lo'] as const;
+const USD_SUMS = ['usd_wager', 'usd_profit', 'usd_creator_fee', 'usd_gamba_fee', 'usd_net'] as const;
+
+/**
+ * Brute force of a game rollup: the stored games grouped by `keyOf`, each group's columns computed
+ * from its games alone, in key order (numbers numerically, addresses byte-wise). With `poolSums`,
+ * also the pool sums (pool fee halves, USD pool fee, USD house P&L) from each game's stored price.
+ */
+export function groupGames(games: Game[], keyCols: string[], keyOf: (g: Game) => (string | number)[], poolSums = false): Row[] {
+  const groups = new Map<string, { key: (string | number)[]; games: Game[] }>();
+  for (const g of games) {
+    const key = keyOf(g);
+    const id = JSON.stringify(key);
+    const e = groups.get(id) ?? { key, games: [] };
+    e.games.push(g);
+    groups.set(id, e);
+  }
+  const rows = [...groups.values()].map(({ key, games: gs }) => {
+    const r: Row = {};
+    keyCols.forEach((c, i) => (r[c] = String(key[i])));
+    r.plays = String(gs.length);
+    r.jackpots = String(gs.filter((g) => Number(g.is_jackpot) === 1).length);
+    for (const c of INT_SUMS) r[c] = String(gs.reduce((s, g) => s + BigInt(g[c] as string), 0n));
+    r.wins = String(gs.filter((g) => BigInt(g.payout as string) > BigInt(g.wager as string)).length);
+    for (const c of USD_SUMS) r[c] = gs.reduce((s, g) => s + Number(g[c] ?? 0), 0);
+    r.max_usd_profit = Math.max(0, ...gs.map((g) => Number(g.usd_profit ?? 0)));
+    r.min_usd_profit = Math.min(0, ...gs.map((g) => Number(g.usd_profit ?? 0)));
+    r.first_ms = String(Math.min(...gs.map((g) => Number(g.time_ms))));
+    r.last_ms = String(Math.max(...gs.map((g) => Number(g.time_ms))));
+    if (poolSums) {
+      // Each game's fee split into 32-bit halves, the halves summed (as every u64 sum of the rollups).
+      r.pool_fee_hi = String(gs.reduce((s, g) => s + (BigInt(g.pool_fee as string) >> 32n), 0n));
+      r.pool_fee_lo = String(gs.reduce((s, g) => s + (BigInt(g.pool_fee as string) & 0xffffffffn), 0n));
+      const price = (g: Game) => (g.usd_per_unit === null || g.usd_per_unit === undefined ? 0 : Number(g.usd_per_unit));
+      r.usd_pool_fee = gs.reduce((s, g) => s + Number(g.pool_fee) * price(g), 0);
+      r.usd_house_pnl = gs.reduce((s, g) => s + Number(BigInt(g.wager as string) - BigInt(g.payout as string)) * price(g), 0);
+    }
+    return { sort: key, r };
+  });
+  // Key order as the tables are read (block numerically, addresses byte-wise).
+  rows.sort((x, y) => {
+    for (let i = 0; i < x.sort.length; i++) {
+      const a = x.sort[i]!, b = y.sort[i]!;
+      if (a !== b) return a < b ? -1 : 1;
+    }
+    return 0;
+  });
+  return rows.map((x) => x.r);
+}

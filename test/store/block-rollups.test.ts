@@ -18,53 +18,12 @@ import { blockSpans } from '../../src/store/queries/common.js';
 import { loadFixture } from '../helpers/contract-world.js';
 import { generateFixture } from '../helpers/fixture.js';
 import { testDialects } from '../helpers/store.js';
-import { expectSameRows, openPlace, type RawPlace, type Row } from '../helpers/derived.js';
+import { expectSameRows, groupGames as group, openPlace, type Game, type RawPlace } from '../helpers/derived.js';
 
 function kyselyOn(place: RawPlace): Kysely<any> {
   if (place.config.kind === 'sqlite') return new Kysely({ dialect: new SqliteDialect({ database: new BetterSqlite3(place.config.path) }) });
   const p = new pg.Pool({ connectionString: place.config.url, max: 2, options: `-c search_path=${place.config.schema}` });
   return new Kysely({ dialect: new PostgresDialect({ pool: p }) });
-}
-
-/** A stored game as read back (the columns the rollups are made of). */
-type Game = Record<string, unknown>;
-
-const INT_SUMS = ['wager_hi', 'wager_lo', 'payout_hi', 'payout_lo', 'jackpot_hi', 'jackpot_lo', 'expected_hi', 'expected_lo'] as const;
-const USD_SUMS = ['usd_wager', 'usd_profit', 'usd_creator_fee', 'usd_gamba_fee', 'usd_net'] as const;
-
-/** Brute force: the games grouped by `keyOf`, each group's columns computed from its games alone. */
-function group(games: Game[], keyCols: string[], keyOf: (g: Game) => (string | number)[]): Row[] {
-  const groups = new Map<string, { key: (string | number)[]; games: Game[] }>();
-  for (const g of games) {
-    const key = keyOf(g);
-    const id = JSON.stringify(key);
-    const e = groups.get(id) ?? { key, games: [] };
-    e.games.push(g);
-    groups.set(id, e);
-  }
-  const rows = [...groups.values()].map(({ key, games: gs }) => {
-    const r: Row = {};
-    keyCols.forEach((c, i) => (r[c] = String(key[i])));
-    r.plays = String(gs.length);
-    r.jackpots = String(gs.filter((g) => Number(g.is_jackpot) === 1).length);
-    for (const c of INT_SUMS) r[c] = String(gs.reduce((s, g) => s + BigInt(g[c] as string), 0n));
-    r.wins = String(gs.filter((g) => BigInt(g.payout as string) > BigInt(g.wager as string)).length);
-    for (const c of USD_SUMS) r[c] = gs.reduce((s, g) => s + Number(g[c] ?? 0), 0);
-    r.max_usd_profit = Math.max(0, ...gs.map((g) => Number(g.usd_profit ?? 0)));
-    r.min_usd_profit = Math.min(0, ...gs.map((g) => Number(g.usd_profit ?? 0)));
-    r.first_ms = String(Math.min(...gs.map((g) => Number(g.time_ms))));
-    r.last_ms = String(Math.max(...gs.map((g) => Number(g.time_ms))));
-    return { sort: key, r };
-  });
-  // Key order as the tables are read (block numerically, addresses byte-wise).
-  rows.sort((x, y) => {
-    for (let i = 0; i < x.sort.length; i++) {
-      const a = x.sort[i]!, b = y.sort[i]!;
-      if (a !== b) return a < b ? -1 : 1;
-    }
-    return 0;
-  });
-  return rows.map((x) => x.r);
 }
 
 const blockOfGame = (g: Game) => Math.floor(Math.floor(Number(g.time_ms) / MS_PER_DAY) / 32);
@@ -146,14 +105,14 @@ describe.each(testDialects())('block rollups (%s)', (dialect) => {
       await place.exec('drop table ru_block_daily');
       await place.exec('drop table ru_block_game');
       await place.exec('drop table ru_block_user_t');
-      // The later migrations go back with it (names must stay in order): 0014's indexes, 0015's, 0016's, 0017's and 0019's tables too (0018 only rebuilds g_time).
+      // The later migrations go back with it (names must stay in order): 0014's indexes, 0015's, 0016's, 0017's, 0019's and 0020's tables too (0018 only rebuilds g_time).
       await place.exec('drop index ru_block_user_volume');
       await place.exec('drop index ru_day_user_volume');
       await place.exec('drop index ru_block_user_profit');
       await place.exec('drop index ru_day_user_profit');
       await place.exec('drop table ru_fair_dg');
-      for (const t of ['ru_active_day', 'ru_return_day', 'ru_return_block', 'ru_day_user_c', 'ru_block_user_c', 'ru_day_user_t']) await place.exec(`drop table ${t}`);
-      await place.exec(`delete from schema_migrations where name in ('0013_block_rollups', '0014_block_sort_indexes', '0015_fairness_day_groups', '0016_return_days', '0017_creator_window_players', '0018_time_players', '0019_day_user_token')`);
+      for (const t of ['ru_active_day', 'ru_return_day', 'ru_return_block', 'ru_day_user_c', 'ru_block_user_c', 'ru_day_user_t', 'ru_quarter', 'ru_quarter_c', 'ru_quarter_p']) await place.exec(`drop table ${t}`);
+      await place.exec(`delete from schema_migrations where name in ('0013_block_rollups', '0014_block_sort_indexes', '0015_fairness_day_groups', '0016_return_days', '0017_creator_window_players', '0018_time_players', '0019_day_user_token', '0020_quarter_rollups')`);
       const migrator = createMigrator(db, dialect === 'sqlite' ? sqliteAdapter : postgresAdapter, place.config.kind === 'postgres' ? place.config.schema : undefined);
       expect((await migrator.migrateToLatest()).error).toBeUndefined();
       expectSameRows('ru_block_daily', await place.rows('ru_block_daily'), written.ru_block_daily, 'migration 0013');

@@ -2,19 +2,12 @@ import { sql, type Kysely } from 'kysely';
 import type { MigrationDialect as DialectAdapter } from './dialect.js';
 
 /**
- * Hour-grain game rollups (docs/design.md §4 "Windows", docs/architecture.md "Storage"), so hour
- * intervals, day buckets in any time zone and the partial first and last day of a window read
- * hours instead of raw games:
- * - ru_hour: per UTC hour (hour_ms = start of the hour, Unix ms) — charts without a creator, /stats;
- * - ru_hour_c: per creator × hour — charts of a creator, /stats of a creator, /platforms windows;
- * - ru_hour_p: per pool × hour (token = the pool's), with the pool-side sums — /daily.
- * Each carries every game rollup column (GameSums of schema.ts: counts, u64 halves, USD sums,
- * best win / worst loss, first / last play, and migration 0008's `wins` and Σ expected payout
- * halves) and ru_hour_p the pool sums of migration 0006, and is
- * filled here from the raw games by plain SQL (frozen with this migration, docs/architecture.md
- * convention 12), as the write path keeps them incrementally.
+ * The SQL of a time-grain game rollup (this migration's hour tables, migration 0020's quarter-hour
+ * tables): the table with every game rollup column, and the aggregate of raw games it is filled
+ * with (`sums`, naming `SUM_NAMES`; the pool sums from `feeHi`, `feeLo`, `usdPoolFee`, `usdHousePnl`).
+ * Frozen with the migrations that use it (docs/architecture.md convention 12).
  */
-export function migration0010(a: DialectAdapter) {
+export function timeGrainRollupSql(a: DialectAdapter) {
   const dbl = a.double;
   const big = a.bigint;
   const BIGINT_SUMS = ['plays', 'jackpots', 'wager_hi', 'wager_lo', 'payout_hi', 'payout_lo', 'jackpot_hi', 'jackpot_lo', 'wins', 'expected_hi', 'expected_lo'];
@@ -51,6 +44,24 @@ export function migration0010(a: DialectAdapter) {
     await t.addPrimaryKeyConstraint(`${name}_pk`, keys.map((k) => k.name) as never).execute();
   };
 
+  return { SUM_NAMES, sums, feeHi, feeLo, usdPoolFee, usdHousePnl, table };
+}
+
+/**
+ * Hour-grain game rollups (docs/design.md §4 "Windows", docs/architecture.md "Storage"), so hour
+ * intervals, day buckets in any time zone and the partial first and last day of a window read
+ * hours instead of raw games:
+ * - ru_hour: per UTC hour (hour_ms = start of the hour, Unix ms) — charts without a creator, /stats;
+ * - ru_hour_c: per creator × hour — charts of a creator, /stats of a creator, /platforms windows;
+ * - ru_hour_p: per pool × hour (token = the pool's), with the pool-side sums — /daily.
+ * Each carries every game rollup column (GameSums of schema.ts: counts, u64 halves, USD sums,
+ * best win / worst loss, first / last play, and migration 0008's `wins` and Σ expected payout
+ * halves) and ru_hour_p the pool sums of migration 0006, and is
+ * filled here from the raw games by plain SQL (frozen with this migration, docs/architecture.md
+ * convention 12), as the write path keeps them incrementally.
+ */
+export function migration0010(a: DialectAdapter) {
+  const { SUM_NAMES, sums, feeHi, feeLo, usdPoolFee, usdHousePnl, table } = timeGrainRollupSql(a);
   const fill = async (db: Kysely<any>): Promise<void> => {
     await sql.raw(`insert into ru_hour (hour_ms, ${SUM_NAMES}) select hour_ms, ${sums} from games group by hour_ms`).execute(db);
     await sql.raw(`insert into ru_hour_c (creator, hour_ms, ${SUM_NAMES}) select creator, hour_ms, ${sums} from games group by creator, hour_ms`).execute(db);

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { dayOf, joinHiLo, MS_PER_DAY, MS_PER_HOUR } from '../../core/index.js';
+import { dayOf, joinHiLo, MS_PER_DAY, MS_PER_HOUR, MS_PER_QUARTER } from '../../core/index.js';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
 import { BLOCK_DAYS, blockOf, EXTREMES, GAME_ROLLUP_COLUMNS, GAME_SUM_OF_ROW, SUM_COLUMNS, type ExtremeColumn, type LeaderboardSort, aggregatedSortKey } from '../rollups/definitions.js';
@@ -209,21 +209,28 @@ export function joinHiLoRow(r: Record<string, unknown>, name: string): bigint {
   return joinHiLo(r[`${name}_hi`] as string, r[`${name}_lo`] as string);
 }
 
+/** The quarter-hour rollup of each hour rollup (migration 0020: the same keys with `quarter_ms` for `hour_ms`). */
+export const QUARTER_OF = { ru_hour: 'ru_quarter', ru_hour_c: 'ru_quarter_c', ru_hour_p: 'ru_quarter_p' } as const;
+
 /**
  * The rows of a window open towards now, [start, ∞), to be summed by the caller (joined with
  * union all): `dayTable` rows of the whole UTC days after the start's day, `hourTable` rows of
- * that day's whole hours from the first hour boundary at or after `start` (migration 0010), and the
- * raw games of the partial hour before it. `rollupCols` selects from the rollups, `gameCols` the
- * same columns from games; `where` (` and …` filters) applies to every part. At most 24 hour rows
- * and one hour of games besides the day rows, whatever the history.
+ * that day's whole hours from the first hour boundary at or after `start` (migration 0010), its
+ * quarter-hour rollup's rows (QUARTER_OF, migration 0020) of the whole quarter hours before that
+ * boundary, and the raw games of the partial quarter hour before those. `rollupCols` selects from
+ * the rollups, `gameCols` the same columns from games; `where` (` and …` filters) applies to every
+ * part. At most 24 hour rows, 3 quarter rows and 15 minutes of games besides the day rows,
+ * whatever the history.
  */
-export function openWindowSums(dayTable: string, hourTable: string, rollupCols: RawBuilder<unknown>, gameCols: RawBuilder<unknown>, start: number, where: RawBuilder<unknown>): RawBuilder<unknown> {
+export function openWindowSums(dayTable: string, hourTable: keyof typeof QUARTER_OF, rollupCols: RawBuilder<unknown>, gameCols: RawBuilder<unknown>, start: number, where: RawBuilder<unknown>): RawBuilder<unknown> {
   const d = dayOf(start);
   const dayEnd = (d + 1) * MS_PER_DAY;
   const hour = Math.min(Math.ceil(start / MS_PER_HOUR) * MS_PER_HOUR, dayEnd);
+  const quarter = Math.min(Math.ceil(start / MS_PER_QUARTER) * MS_PER_QUARTER, hour);
   return sql`select ${rollupCols} from ${sql.raw(dayTable)} where day > ${d} ${where}
     union all select ${rollupCols} from ${sql.raw(hourTable)} where hour_ms >= ${hour} and hour_ms < ${dayEnd} ${where}
-    union all select ${gameCols} from games where time_ms >= ${start} and time_ms < ${hour} ${where}`;
+    union all select ${rollupCols} from ${sql.raw(QUARTER_OF[hourTable])} where quarter_ms >= ${quarter} and quarter_ms < ${hour} ${where}
+    union all select ${gameCols} from games where time_ms >= ${start} and time_ms < ${quarter} ${where}`;
 }
 
 /**

@@ -1,16 +1,19 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { MS_PER_DAY, MS_PER_HOUR } from '../../core/index.js';
+import { MS_PER_DAY, MS_PER_HOUR, MS_PER_QUARTER } from '../../core/index.js';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
 import { EXTREMES, GAME_SUM_OF_ROW, GAME_SUMS, type ExtremeColumn, type GameSumColumn } from '../rollups/definitions.js';
-import { big, extremeOfRow, filterSql, num, type GameFilter } from './common.js';
+import { big, extremeOfRow, filterSql, num, QUARTER_OF, type GameFilter } from './common.js';
 
 /**
  * Sums of game rollup columns over arbitrary time ranges (the buckets of a series, or one window),
  * read as bounded reads (docs/design.md §7, docs/architecture.md "Storage"): each range is cut into
  * the UTC days wholly inside it (a day rollup), the UTC hours wholly inside the rest (an hour
- * rollup, migration 0010) and the sub-hour edges (raw games on a time index). A range's cost is at
- * most its days, 46 hour rows and two sub-hour slices of games, whatever the history.
+ * rollup, migration 0010), the quarter hours wholly inside what is left (a quarter-hour rollup,
+ * migration 0020) and the sub-quarter edges (raw games on a time index). A range's cost is at
+ * most its days, 46 hour rows, 6 quarter rows and two slices of games shorter than 15 minutes,
+ * whatever the history; a range whose ends are on quarter hours (the buckets of every time
+ * zone) reads no raw game.
  */
 
 /** The rollups a range reads: one filter shape (all games, one creator, one pool), optionally grouped by creator. */
@@ -28,26 +31,33 @@ export type RangeColumn = GameSumColumn | ExtremeColumn;
 /** Sums of one range (and group): u64 halves as bigint, counts, USD and ms as numbers. */
 export type RangeSums = Partial<Record<RangeColumn, number | bigint>>;
 
-interface Piece {
+/** A part of a range: [lo, hi) in its unit (day numbers, or ms for hours, quarter hours and raw slices) and the index of its range. */
+export interface Piece {
   lo: number;
   hi: number;
   range: number;
 }
 
-/** Cuts [from, to) into whole UTC days, whole hours and sub-hour slices (ms bounds; days as day numbers, hours as hour_ms). */
-function cut(from: number, to: number, range: number, days: Piece[], hours: Piece[], raw: Piece[]): void {
-  const hoursOf = (a: number, b: number): void => {
+/**
+ * Cuts [from, to) into whole UTC days, whole hours, whole quarter hours and sub-quarter slices
+ * (ms bounds; days as day numbers, hours as hour_ms, quarters as quarter_ms).
+ */
+export function cut(from: number, to: number, range: number, days: Piece[], hours: Piece[], quarters: Piece[], raw: Piece[]): void {
+  /** [a, b) into its whole units of `unit` ms (pushed to `into`) and the edges left over (passed to `rest`). */
+  const split = (a: number, b: number, unit: number, into: Piece[], rest: (a: number, b: number) => void): void => {
     if (a >= b) return;
-    const h0 = Math.ceil(a / MS_PER_HOUR) * MS_PER_HOUR;
-    const h1 = Math.floor(b / MS_PER_HOUR) * MS_PER_HOUR;
-    if (h0 >= h1) {
-      raw.push({ lo: a, hi: b, range });
-      return;
-    }
-    if (a < h0) raw.push({ lo: a, hi: h0, range });
-    hours.push({ lo: h0, hi: h1, range });
-    if (h1 < b) raw.push({ lo: h1, hi: b, range });
+    const u0 = Math.ceil(a / unit) * unit;
+    const u1 = Math.floor(b / unit) * unit;
+    if (u0 >= u1) return rest(a, b);
+    rest(a, u0);
+    into.push({ lo: u0, hi: u1, range });
+    rest(u1, b);
   };
+  const rawOf = (a: number, b: number): void => {
+    if (a < b) raw.push({ lo: a, hi: b, range });
+  };
+  const quartersOf = (a: number, b: number): void => split(a, b, MS_PER_QUARTER, quarters, rawOf);
+  const hoursOf = (a: number, b: number): void => split(a, b, MS_PER_HOUR, hours, quartersOf);
   const d0 = Math.ceil(from / MS_PER_DAY);
   const d1 = Math.floor(to / MS_PER_DAY);
   if (d0 >= d1) return hoursOf(from, to);
@@ -115,9 +125,10 @@ export async function rangeSums(
   const out = ranges.map(() => new Map<string, RangeSums>());
   const days: Piece[] = [];
   const hours: Piece[] = [];
+  const quarters: Piece[] = [];
   const raw: Piece[] = [];
   ranges.forEach((r, i) => {
-    if (r.from < r.to) cut(r.from, r.to, i, days, hours, raw);
+    if (r.from < r.to) cut(r.from, r.to, i, days, hours, quarters, raw);
   });
   const group = src.byCreator ? sql`creator` : sql`''`;
   const agg = sql.raw(cols.map((c) => `${isExtreme(c) ? EXTREMES[c].merge : 'sum'}(${c}) as ${c}`).join(', '));
@@ -155,7 +166,14 @@ export async function rangeSums(
       where hour_ms >= ${h0} and hour_ms < ${h1} ${f} group by hour_ms, g`.execute(db);
     take(res.rows, hourSorted, (r) => num(r.hour_ms));
   }
-  // Sub-hour slices: raw games on a time index ((creator|pool|…, time_ms) or (time_ms)), aggregated per slice.
+  // Whole quarter hours: likewise, from the quarter-hour rollup of the same shape.
+  const quarterSorted = [...quarters].sort((x, y) => x.lo - y.lo);
+  for (const [q0, q1] of runs(quarters, 2 * MS_PER_DAY)) {
+    const res = await sql<Record<string, unknown>>`select quarter_ms, ${group} as g, ${agg} from ${sql.raw(QUARTER_OF[src.hour])}
+      where quarter_ms >= ${q0} and quarter_ms < ${q1} ${f} group by quarter_ms, g`.execute(db);
+    take(res.rows, quarterSorted, (r) => num(r.quarter_ms));
+  }
+  // Sub-quarter slices: raw games on a time index ((creator|pool|…, time_ms) or (time_ms)), aggregated per slice.
   const ofRow = (c: RangeColumn): RawBuilder<unknown> =>
     isExtreme(c) ? sql`${sql.raw(EXTREMES[c].merge)}(${extremeOfRow(a, c)}) as ${sql.raw(c)}` : sql`sum(${sql.raw(GAME_SUM_OF_ROW[c])}) as ${sql.raw(c)}`;
   const rawAgg = sql.join(cols.map(ofRow));

@@ -102,10 +102,11 @@ function merge(into: GameDelta, d: GameDelta): void {
   for (const c of MIN_COLUMNS) into[c] = Math.min(into[c], d[c]);
 }
 
-/** The dimensions of one game a rollup row's key is taken from (day: UTC day number; hour_ms: start of its UTC hour, Unix ms). */
+/** The dimensions of one game a rollup row's key is taken from (day: UTC day number; hour_ms / quarter_ms: start of its UTC hour / quarter hour, Unix ms: core quarterOf). */
 export interface GameDims {
   day: number;
   hour_ms: number;
+  quarter_ms: number;
   creator: string;
   token: string;
   pool: string;

@@ -119,6 +119,7 @@ export interface GameRollupDef {
 /**
  * Every game rollup, in write and clear order (docs/architecture.md "Storage" lists what each serves).
  * `block` is the 32-day block of the day (BLOCK_DAYS); `hour_ms` the start of the game's UTC hour
+ * and `quarter_ms` of its UTC quarter hour
  * (Unix ms; the hour rollups of migration 0010 serve hour intervals, day buckets in any time zone
  * and the partial days of windows: queries/series.ts).
  */
@@ -141,6 +142,10 @@ export const GAME_ROLLUPS = {
   ru_hour: { keys: ['hour_ms'] },
   ru_hour_c: { keys: ['creator', 'hour_ms'] },
   ru_hour_p: { keys: ['pool', 'hour_ms', 'token'], poolSums: true },
+  /** Migration 0020: the hour rollups per UTC quarter hour (quarter_ms), so ranges cut at :15, :30 or :45 (half-hour and 45-minute zones) read no raw game. */
+  ru_quarter: { keys: ['quarter_ms'] },
+  ru_quarter_c: { keys: ['creator', 'quarter_ms'] },
+  ru_quarter_p: { keys: ['pool', 'quarter_ms', 'token'], poolSums: true },
   /** Migration 0013: ru_daily per 32-day block (long windows with a creator, token, pool or player; queries/common.ts blockSpans). */
   ru_block_daily: { keys: ['block', 'creator', 'token', 'pool', 'player'] },
   /** Migration 0013: ru_day_game per 32-day block (long /house-edge windows without a player). */

@@ -1,5 +1,5 @@
 import { type Insertable, type Kysely, type Transaction } from 'kysely';
-import { dayOf, hourFloor, splitU64 } from '../../core/index.js';
+import { dayOf, hourFloor, quarterOf, splitU64 } from '../../core/index.js';
 import type { GameSettled, LocatedEvent, PoolChange, PoolCreated } from '../../protocol/index.js';
 import type { DialectAdapter } from '../dialect.js';
 import { expectedPayout, gameKindOf } from '../edge.js';
@@ -111,7 +111,7 @@ async function gameRow(ctx: Ctx, e: LocatedEvent & { name: 'GameSettled' }): Pro
   return {
     row,
     e,
-    dims: { day: dayOf(timeMs), hour_ms: hourMs, creator: d.creator, token: d.tokenMint, pool: d.pool, player: d.user, game_kind: gameKind },
+    dims: { day: dayOf(timeMs), hour_ms: hourMs, quarter_ms: quarterOf(timeMs), creator: d.creator, token: d.tokenMint, pool: d.pool, player: d.user, game_kind: gameKind },
     delta: gameDelta({ timeMs, wager: d.wager, payout: d.payout, jackpot: d.jackpotPayoutToUser, poolFee: d.poolFee, expected, usd }),
     usd,
   };

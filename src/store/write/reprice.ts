@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { hourFloor } from '../../core/index.js';
+import { hourFloor, quarterOf } from '../../core/index.js';
 import type { DialectAdapter } from '../dialect.js';
 import { gameUsd, usdPerUnit } from '../pricing.js';
 import { CounterAccumulator, PoolAccumulator, refreshPoolTvl, repriceDelta, RollupAccumulator } from '../rollups/index.js';
@@ -45,7 +45,7 @@ export async function putPrices(db: Kysely<Database>, a: DialectAdapter, decimal
           .where('event_index', '=', g.event_index)
           .execute();
         rollups.add(
-          { day: g.day, hour_ms: Number(hourMs), creator: g.creator, token: g.token, pool: g.pool, player: g.player, game_kind: g.game_kind },
+          { day: g.day, hour_ms: Number(hourMs), quarter_ms: quarterOf(Number(g.time_ms)), creator: g.creator, token: g.token, pool: g.pool, player: g.player, game_kind: g.game_kind },
           // Re-pricing adds USD only (repriceDelta): the expected payout is a token sum, already counted.
           repriceDelta({ timeMs: Number(g.time_ms), wager: facts.wager, payout: facts.payout, jackpot: facts.jackpot, poolFee: facts.poolFee, expected: 0n, usd }),
         );
