@@ -106,6 +106,9 @@ function addRow(into: RangeSums, r: Record<string, unknown>, columns: readonly R
   }
 }
 
+/** Quarter-hour keys listed per statement (bound parameters: well under SQLite's 32,766 and PostgreSQL's 65,535). */
+const QUARTERS_PER_STATEMENT = 500;
+
 /** Raw rows aggregated per slice in SQL; at most this many slices per statement. */
 const SLICES_PER_STATEMENT = 64;
 
@@ -166,11 +169,15 @@ export async function rangeSums(
       where hour_ms >= ${h0} and hour_ms < ${h1} ${f} group by hour_ms, g`.execute(db);
     take(res.rows, hourSorted, (r) => num(r.hour_ms));
   }
-  // Whole quarter hours: likewise, from the quarter-hour rollup of the same shape.
+  // Whole quarter hours, from the quarter-hour rollup of the same shape: listed by value (a range
+  // has at most 7, at its ends), not scanned as runs. A day series in a half-hour zone needs 4
+  // quarter rows a day, and a run across its days would read all 96.
   const quarterSorted = [...quarters].sort((x, y) => x.lo - y.lo);
-  for (const [q0, q1] of runs(quarters, 2 * MS_PER_DAY)) {
+  const quarterKeys = [...new Set(quarterSorted.flatMap((p) => Array.from({ length: (p.hi - p.lo) / MS_PER_QUARTER }, (_, i) => p.lo + i * MS_PER_QUARTER)))];
+  for (let i = 0; i < quarterKeys.length; i += QUARTERS_PER_STATEMENT) {
+    const keys = quarterKeys.slice(i, i + QUARTERS_PER_STATEMENT);
     const res = await sql<Record<string, unknown>>`select quarter_ms, ${group} as g, ${agg} from ${sql.raw(QUARTER_OF[src.hour])}
-      where quarter_ms >= ${q0} and quarter_ms < ${q1} ${f} group by quarter_ms, g`.execute(db);
+      where quarter_ms in (${sql.join(keys)}) ${f} group by quarter_ms, g`.execute(db);
     take(res.rows, quarterSorted, (r) => num(r.quarter_ms));
   }
   // Sub-quarter slices: raw games on a time index ((creator|pool|…, time_ms) or (time_ms)), aggregated per slice.
