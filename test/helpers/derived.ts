@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { expect } from 'vitest';
 import { DERIVED_KEYS, DERIVED_TABLES, USD_COLUMNS, type DerivedTable } from '../../src/store/rollups/definitions.js';
@@ -156,4 +157,11 @@ export function groupGames(games: Game[], keyCols: string[], keyOf: (g: Game) =>
     return 0;
   });
   return rows.map((x) => x.r);
+}
+
+/** A Kysely handle on a place's database (SQLite file, or the PostgreSQL schema on its search path), for raw reads and migrations in tests. */
+export function kyselyOn(place: RawPlace): Kysely<any> {
+  if (place.config.kind === 'sqlite') return new Kysely({ dialect: new SqliteDialect({ database: new BetterSqlite3(place.config.path) }) });
+  const p = new pg.Pool({ connectionString: place.config.url, max: 2, options: `-c search_path=${place.config.schema}` });
+  return new Kysely({ dialect: new PostgresDialect({ pool: p }) });
 }

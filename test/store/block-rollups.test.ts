@@ -6,9 +6,6 @@
  * random windows (which read blocks, days and raw edges) equals the brute force over the games.
  * Rebuild == incremental for these tables is test/store/rebuild.test.ts (every derived table).
  */
-import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createCommon, MS_PER_DAY } from '../../src/core/index.js';
 import { createStore } from '../../src/store/index.js';
@@ -18,13 +15,7 @@ import { blockSpans } from '../../src/store/queries/common.js';
 import { loadFixture } from '../helpers/contract-world.js';
 import { generateFixture } from '../helpers/fixture.js';
 import { testDialects } from '../helpers/store.js';
-import { expectSameRows, groupGames as group, openPlace, type Game, type RawPlace } from '../helpers/derived.js';
-
-function kyselyOn(place: RawPlace): Kysely<any> {
-  if (place.config.kind === 'sqlite') return new Kysely({ dialect: new SqliteDialect({ database: new BetterSqlite3(place.config.path) }) });
-  const p = new pg.Pool({ connectionString: place.config.url, max: 2, options: `-c search_path=${place.config.schema}` });
-  return new Kysely({ dialect: new PostgresDialect({ pool: p }) });
-}
+import { expectSameRows, kyselyOn, groupGames as group, openPlace, type Game } from '../helpers/derived.js';
 
 const blockOfGame = (g: Game) => Math.floor(Math.floor(Number(g.time_ms) / MS_PER_DAY) / 32);
 

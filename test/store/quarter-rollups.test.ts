@@ -8,9 +8,6 @@
  * API answers in those zones: test/contract/windows.test.ts against its oracle).
  * Rebuild == incremental for these tables is test/store/rebuild.test.ts (every derived table).
  */
-import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { createCommon, MS_PER_DAY, MS_PER_HOUR, MS_PER_QUARTER } from '../../src/core/index.js';
 import { createStore } from '../../src/store/index.js';
@@ -20,13 +17,7 @@ import { cut, rangeSums, type Piece } from '../../src/store/queries/series.js';
 import { loadFixture } from '../helpers/contract-world.js';
 import { generateFixture } from '../helpers/fixture.js';
 import { testDialects } from '../helpers/store.js';
-import { expectSameRows, groupGames, openPlace, type Game, type RawPlace } from '../helpers/derived.js';
-
-function kyselyOn(place: RawPlace): Kysely<any> {
-  if (place.config.kind === 'sqlite') return new Kysely({ dialect: new SqliteDialect({ database: new BetterSqlite3(place.config.path) }) });
-  const p = new pg.Pool({ connectionString: place.config.url, max: 2, options: `-c search_path=${place.config.schema}` });
-  return new Kysely({ dialect: new PostgresDialect({ pool: p }) });
-}
+import { expectSameRows, kyselyOn, groupGames, openPlace, type Game } from '../helpers/derived.js';
 
 const quarterOfGame = (g: Game) => Math.floor(Number(g.time_ms) / MS_PER_QUARTER) * MS_PER_QUARTER;
 
