@@ -173,7 +173,7 @@ export async function rangeSums(
   // has at most 7, at its ends), not scanned as runs. A day series in a half-hour zone needs 4
   // quarter rows a day, and a run across its days would read all 96.
   const quarterSorted = [...quarters].sort((x, y) => x.lo - y.lo);
-  const quarterKeys = [...new Set(quarterSorted.flatMap((p) => Array.from({ length: (p.hi - p.lo) / MS_PER_QUARTER }, (_, i) => p.lo + i * MS_PER_QUARTER)))];
+  const quarterKeys = quarterSorted.flatMap((p) => Array.from({ length: (p.hi - p.lo) / MS_PER_QUARTER }, (_, i) => p.lo + i * MS_PER_QUARTER));
   for (let i = 0; i < quarterKeys.length; i += QUARTERS_PER_STATEMENT) {
     const keys = quarterKeys.slice(i, i + QUARTERS_PER_STATEMENT);
     const res = await sql<Record<string, unknown>>`select quarter_ms, ${group} as g, ${agg} from ${sql.raw(QUARTER_OF[src.hour])}

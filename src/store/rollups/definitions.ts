@@ -118,10 +118,10 @@ export interface GameRollupDef {
 
 /**
  * Every game rollup, in write and clear order (docs/architecture.md "Storage" lists what each serves).
- * `block` is the 32-day block of the day (BLOCK_DAYS); `hour_ms` the start of the game's UTC hour
- * and `quarter_ms` of its UTC quarter hour
- * (Unix ms; the hour rollups of migration 0010 serve hour intervals, day buckets in any time zone
- * and the partial days of windows: queries/series.ts).
+ * `block` is the 32-day block of the day (BLOCK_DAYS); `hour_ms` and `quarter_ms` the start of the
+ * game's UTC hour and quarter hour (Unix ms; the hour and quarter-hour rollups of migrations 0010
+ * and 0020 serve hour intervals, day buckets in any time zone and the partial days of windows:
+ * queries/series.ts).
  */
 export const GAME_ROLLUPS = {
   ru_daily: { keys: ['day', 'creator', 'token', 'pool', 'player'] },

@@ -55,7 +55,7 @@ export async function rebuildRollupsIn(db: Kysely<any>, a: DialectAdapter): Prom
           housePnl: p === null ? 0 : Number(wager - payout) * p,
         };
         rollups.add(
-          { day: g.day, hour_ms: Number(g.hour_ms), quarter_ms: quarterOf(Number(g.time_ms)), creator: g.creator, token: g.token, pool: g.pool, player: g.player, game_kind: g.game_kind },
+          { day: g.day, hour_ms: Number(g.hour_ms), quarter_ms: quarterOf(timeMs), creator: g.creator, token: g.token, pool: g.pool, player: g.player, game_kind: g.game_kind },
           gameDelta({ timeMs, wager, payout, jackpot: BigInt(g.jackpot), poolFee, expected: joinHiLo(g.expected_hi, g.expected_lo), usd }),
         );
         const key = orderKey(Number(g.slot), g.signature, g.event_index);
