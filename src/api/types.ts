@@ -66,6 +66,12 @@ declare module 'fastify' {
     free?: boolean;
     /** The route's operation id (operations.ts operationIdOf; set for every route): GET /usage counts by it. */
     operation?: string;
+    /**
+     * Never kept by the response cache (plugins/cache.ts): the answer depends on the calling key
+     * (GET /usage) or reports process state (GET /status, GET /sync/status). The cache keys answers by
+     * route and query only, so a per-key answer cached once would be served to every key.
+     */
+    uncached?: boolean;
   }
 }
 

@@ -163,6 +163,24 @@ describe('response cache: the raw-target lookup', () => {
     expect(text).not.toContain('creator=');
   });
 
+  test('per-key and process-state answers are never cached: /usage answers each key its own, under /v1 too', async () => {
+    const other = (await s.keys.create({ name: 'cache-other', tier: 'standard' })).key;
+    for (const path of ['/usage', '/v1/usage']) {
+      const mine = await http(s.url, path, { key });
+      const theirs = await http(s.url, path, { key: other });
+      expect(mine.body.key.name).toBe('cache');
+      expect(theirs.body.key.name).toBe('cache-other');
+      expect(theirs.headers.get('etag')).toBeNull();
+    }
+    for (const path of ['/status', '/v1/status', '/sync/status', '/v1/sync/status']) {
+      await http(s.url, path, { key });
+      const again = await http(s.url, path, { key });
+      expect(again.status).toBe(200);
+      expect(again.headers.get('etag')).toBeNull();
+      expect(again.headers.get('cache-control')).toBe('no-store');
+    }
+  });
+
   test('an invalid target stays a 400 whatever valid target is cached', async () => {
     const url = '/players?limit=4';
     expect((await http(s.url, url, { key })).status).toBe(200);

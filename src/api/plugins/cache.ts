@@ -73,9 +73,6 @@ const ENTRY_OVERHEAD_BYTES = 512;
 /** Bytes counted per remembered raw request target besides its two strings (map slot). */
 const TARGET_OVERHEAD_BYTES = 64;
 
-/** GET routes that are not cached: they report process state (sync flags), not stored data. */
-const UNCACHED = new Set(['/status', '/sync/status']);
-
 /** Strong ETag: SHA-1 of the exact body bytes (RFC 9110 §8.8.3). */
 export function etagOf(body: string | Buffer): string {
   return `"${hash('sha1', body, 'base64url')}"`;
@@ -336,7 +333,8 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
 
   scope.addHook('onRoute', (route) => {
     const methods = [route.method].flat();
-    if (!methods.every((m) => m === 'GET' || m === 'HEAD') || UNCACHED.has(route.url)) return;
+    // `config.uncached`: per-key answers (GET /usage) and process state (GET /status): under /v1 too, whatever the path.
+    if (!methods.every((m) => m === 'GET' || m === 'HEAD') || route.config?.uncached === true) return;
     route.onRequest = [...[route.onRequest ?? []].flat(), byTarget];
     route.preHandler = [...[route.preHandler ?? []].flat(), byQuery(route.url)];
     // First, so a HEAD answer still gets its ETag before Fastify's HEAD hook drops the body.

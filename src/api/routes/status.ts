@@ -83,6 +83,7 @@ export function registerStatusRoutes(scope: FastifyInstance, deps: RouteDeps): v
   const counts = reusedCounts(store, deps.clock, deps.statusCountsTtlMs ?? 0, deps.generation);
 
   scope.get('/status', {
+    config: { uncached: true },
     schema: { tags: ['status'], summary: 'Service status', response: { 200: statusSchema, ...protectedErrors } },
   }, async () => {
     const [c, run] = await Promise.all([counts(), store.queries.coverageSummary()]);
@@ -91,6 +92,7 @@ export function registerStatusRoutes(scope: FastifyInstance, deps: RouteDeps): v
   });
 
   scope.get('/sync/status', {
+    config: { uncached: true },
     schema: { tags: ['status'], summary: 'Indexing counters', response: { 200: syncStatusSchema, ...protectedErrors } },
   }, async () => {
     const c = await counts();

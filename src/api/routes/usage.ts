@@ -35,11 +35,12 @@ const usageSchema = obj(
  * `GET /usage` (docs/design.md §4 "Usage"): the calling key's tier, scopes, bucket state and
  * requests per operation today (UTC). Free: it is not charged to the bucket nor counted
  * (`config.free`, plugins/rate-limit.ts), so polling it never spends the budget it reports.
+ * Never cached (`config.uncached`): the answer is the calling key's own.
  */
 export function registerUsageRoutes(scope: FastifyInstance, deps: { limiter: RateLimiter; usage: UsageCounter; clock: Clock }): void {
   const { limiter, usage, clock } = deps;
   scope.get('/usage', {
-    config: { free: true },
+    config: { free: true, uncached: true },
     schema: { tags: ['usage'], summary: 'The calling key\'s tier, bucket and requests today', response: { 200: usageSchema, ...protectedErrors } },
   }, async (request) => {
     const key = request.apiKey!;
