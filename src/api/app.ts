@@ -7,7 +7,8 @@ import { frameworkErrorHandler, registerErrorHandling } from './plugins/errors.j
 import { defaultConcurrencyLimits, registerConcurrencyLimit } from './plugins/concurrency.js';
 import { fastifyServerOptions, registerUrlLimit, resolveHttpLimits } from './plugins/limits.js';
 import { registerOpenApi } from './plugins/openapi.js';
-import { registerSecurityHeaders } from './plugins/security.js';
+import { CORS_EXPOSED_HEADERS, registerSecurityHeaders } from './plugins/security.js';
+import { createHitLane } from './plugins/hit-lane.js';
 import { registerResponseCache } from './plugins/cache.js';
 import { INDEXED_SLOT_HEADER, INDEXED_TIME_HEADER, registerFreshnessHeaders, reusedFreshness } from './plugins/freshness.js';
 import { registerCompression } from './plugins/compression.js';
@@ -55,6 +56,14 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   const options = deps.options ?? {};
   const { clock, metrics } = common;
   const httpLimits = resolveHttpLimits(options.httpLimits);
+  const usage = limiter.usage ?? createMemoryUsageCounter();
+  const trustProxy = options.trustProxy ?? false;
+  // Cache hits answered before Fastify (docs/benchmarks.md "The hit lane"); shut behind a trusted proxy.
+  const lane = createHitLane({
+    keys, limiter, usage, metrics, clock, logger: common.logger,
+    failureLimits: options.authFailureLimits ?? DEFAULT_AUTH_FAILURE_LIMITS,
+    enabled: trustProxy === false && options.cache !== undefined,
+  });
 
   const app = Fastify({
     loggerInstance: common.logger,
@@ -62,9 +71,12 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     // snake_case log fields (docs/architecture.md convention 11): every line of a request carries request_id.
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
-    trustProxy: options.trustProxy ?? false,
-    // URL/header sizes, slow-client timeouts, JSON bodies for Node's own client errors (docs/hardening.md).
-    ...fastifyServerOptions(httpLimits, clock),
+    trustProxy,
+    // URL/header sizes, slow-client timeouts, JSON bodies for Node's own client errors (docs/hardening.md);
+    // every request passes the hit lane first.
+    ...fastifyServerOptions(httpLimits, clock, (req, res, fastify) => {
+      if (!lane.handle(req, res)) fastify(req, res);
+    }),
     // Errors before routing (malformed percent-encoding in the path) also get the docs/spec.md §7 body.
     frameworkErrors: frameworkErrorHandler(clock),
     schemaErrorFormatter: formatValidationError,
@@ -77,6 +89,8 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     },
   }) as unknown as FastifyInstance;
 
+  // First: once closing, every request goes to Fastify, which answers 503.
+  app.addHook('preClose', async () => lane.close());
   app.decorateRequest('apiKey', null);
   app.addSchema(errorSchema);
   registerErrorHandling(app, clock);
@@ -95,7 +109,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     origin: '*',
     methods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
     allowedHeaders: ['X-API-Key', 'Authorization', 'Content-Type', 'Last-Event-ID'],
-    exposedHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'X-Request-Id', 'ETag', 'X-Indexed-Slot', 'X-Indexed-Time'],
+    exposedHeaders: [...CORS_EXPOSED_HEADERS],
     maxAge: 600,
   });
   // Each operation's scope by operationId, filled as routes are added, read when the document is made.
@@ -103,7 +117,6 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   await registerOpenApi(app, { publicUrl: options.publicUrl, scopes });
   // Before any route: each gets its operationId (OpenAPI) and the name GET /usage counts it by.
   registerOperationIds(app, scopes);
-  const usage = limiter.usage ?? createMemoryUsageCounter();
 
   // With the response cache on, /status and /sync/status reuse the store's counters for at most
   // 1 s (never longer than the cache's TTL; never across an in-process write): docs/design.md §5 allows
@@ -146,7 +159,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     registerRateLimit(api, { limiter, metrics, clock, usage });
     registerQueryGuards(api);
     // After auth, rate limit and validation; before the query (docs/benchmarks.md). Off unless options.cache is given.
-    if (options.cache) registerResponseCache(api, { clock, generation, options: { ...options.cache, storedHeaders: [INDEXED_SLOT_HEADER, INDEXED_TIME_HEADER] } });
+    if (options.cache) lane.attach(registerResponseCache(api, { clock, generation, options: { ...options.cache, storedHeaders: [INDEXED_SLOT_HEADER, INDEXED_TIME_HEADER] } }));
     // After the cache's lookup (a hit keeps the headers stored with it), before the routes: docs/design.md §5 "Freshness headers".
     registerFreshnessHeaders(api, { freshness: reusedFreshness(store, clock, statusCountsTtlMs, generation) });
     // Before the routes: wraps each handler registered below in a fair share of the store's slots.

@@ -8,6 +8,8 @@ export interface Metrics {
   registry: Registry;
   httpRequests: Counter<'route' | 'method' | 'status'>;
   httpDuration: Histogram<'route' | 'method'>;
+  /** Cache hits answered before Fastify's pipeline (src/api/plugins/hit-lane.ts). */
+  hitLaneAnswers: Counter;
   rateLimitDenials: Counter<'tier'>;
   authFailures: Counter<'reason'>;
   indexerLagSlots: Gauge;
@@ -35,6 +37,7 @@ export function createMetrics(): Metrics {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       ...r,
     }),
+    hitLaneAnswers: new Counter({ name: 'http_hit_lane_answers_total', help: 'Response-cache hits answered before the Fastify pipeline (the hit lane)', ...r }),
     rateLimitDenials: new Counter({ name: 'rate_limit_denials_total', help: 'Requests denied by rate limit', labelNames: ['tier'], ...r }),
     authFailures: new Counter({ name: 'auth_failures_total', help: 'Failed authentications', labelNames: ['reason'], ...r }),
     indexerLagSlots: new Gauge({ name: 'indexer_lag_slots', help: 'Chain head slot minus last indexed slot', ...r }),

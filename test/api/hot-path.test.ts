@@ -163,6 +163,104 @@ describe('response cache: the raw-target lookup', () => {
     expect(text).not.toContain('creator=');
   });
 
+  /** Answers the hit lane has given so far (plugins/hit-lane.ts). */
+  const laneAnswers = async (x: Served = s): Promise<number> => (await x.common.metrics.hitLaneAnswers.get()).values[0]?.value ?? 0;
+  /** Headers that differ between any two answers: per request (id, date, bucket state) or per second (remaining age). */
+  const PER_REQUEST = new Set(['x-request-id', 'date', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit', 'cache-control']);
+  const stable = (h: Headers): [string, string][] => [...h.entries()].filter(([k]) => !PER_REQUEST.has(k)).sort(([a], [b]) => a.localeCompare(b));
+
+  test('the hit lane answers a repeated plain GET before Fastify, with the values of the full answer', async () => {
+    const url = `/players?limit=2&creator=${fixture.creators[1]}`;
+    const before = await laneAnswers();
+    const full = await http(s.url, url, { key });
+    expect(await laneAnswers()).toBe(before);
+    const hit = await http(s.url, url, { key });
+    expect(await laneAnswers()).toBe(before + 1);
+    expect(hit.status).toBe(200);
+    expect(hit.text).toBe(full.text);
+    expect(stable(hit.headers)).toEqual(stable(full.headers));
+    expect(Number(hit.headers.get('x-ratelimit-remaining'))).toBe(Number(full.headers.get('x-ratelimit-remaining')) - 1);
+    expect(hit.headers.get('ratelimit')).toBe(`"enterprise";r=${hit.headers.get('x-ratelimit-remaining')};t=${Number(hit.headers.get('x-ratelimit-reset')) - Math.floor(s.clock.now() / 1000)}`);
+    // Compressed representations too: the same bytes and tag as the pipeline's.
+    const gz = { key, headers: { 'accept-encoding': 'gzip' } };
+    const gzFull = await http(s.url, `/players?limit=25`, gz);
+    const gzHit = await http(s.url, `/players?limit=25`, gz);
+    expect(gzFull.headers.get('content-encoding')).toBe('gzip');
+    expect(await laneAnswers()).toBe(before + 2);
+    expect(stable(gzHit.headers)).toEqual(stable(gzFull.headers));
+    expect(gzHit.text).toBe(gzFull.text);
+    // The hits are counted in the key's usage and the metrics under the route pattern.
+    const used = await http(s.url, '/usage', { key });
+    expect(used.body.today.operations.getPlayers).toBeGreaterThanOrEqual(4);
+  });
+
+  test('the hit lane leaves to Fastify every request it would not answer exactly as the pipeline does', async () => {
+    const url = '/players?limit=7';
+    expect((await http(s.url, url, { key })).status).toBe(200);
+    const before = await laneAnswers();
+    const etag = (await http(s.url, url, { key })).headers.get('etag')!;
+    expect(await laneAnswers()).toBe(before + 1);
+    // 304s, exports, HEAD, no key, bad keys, another scope, publishable keys: the pipeline answers.
+    expect((await http(s.url, url, { key, headers: { 'if-none-match': etag } })).status).toBe(304);
+    const csv = await http(s.url, url, { key, headers: { accept: 'text/csv' } });
+    expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
+    expect((await http(s.url, url, { key, method: 'HEAD' })).status).toBe(200);
+    expectError(await http(s.url, url), 401, 'MISSING_API_KEY');
+    expectError(await http(s.url, url, { key: 'cd'.repeat(32) }), 401, 'UNAUTHORIZED');
+    const streamOnly = (await s.keys.create({ name: 'stream-only', tier: 'standard', scopes: ['stream'] })).key;
+    // Twice: the second time its record is known to the key service, as the lane needs.
+    for (let i = 0; i < 2; i++) expectError(await http(s.url, url, { key: streamOnly }), 403, 'INSUFFICIENT_SCOPE');
+    const browser = (await s.keys.create({ name: 'browser', publishable: true, origins: ['https://casino.example'] })).key;
+    const fromPage = await http(s.url, url, { key: browser, headers: { origin: 'https://casino.example' } });
+    expect(fromPage.status).toBe(200);
+    expect(fromPage.headers.get('access-control-allow-origin')).toBe('https://casino.example');
+    expectError(await http(s.url, url, { key: browser }), 403, 'ORIGIN_NOT_ALLOWED');
+    expect(await laneAnswers()).toBe(before + 1);
+    // A key past its burst: the lane takes nothing from the empty bucket and the pipeline answers 429.
+    const small = (await s.keys.create({ name: 'lane-small', tier: 'enterprise', rpm: 60, burst: 2 })).key;
+    // A key's first request is verified against the store by the pipeline; /usage is free (no token).
+    expect((await http(s.url, '/usage', { key: small })).status).toBe(200);
+    const remaining = [];
+    for (let i = 0; i < 2; i++) remaining.push((await http(s.url, url, { key: small })).headers.get('x-ratelimit-remaining'));
+    expect(remaining).toEqual(['1', '0']);
+    expect(await laneAnswers()).toBe(before + 3);
+    const denied = await http(s.url, url, { key: small });
+    expectError(denied, 429, 'RATE_LIMITED');
+    expect(denied.headers.get('retry-after')).toBe('1');
+    s.clock.advance(1_000);
+    const again = await http(s.url, url, { key: small });
+    expect(again.status).toBe(200);
+    expect(again.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(await laneAnswers()).toBe(before + 4);
+  });
+
+  test('the hit lane leaves a client IP past its failed-authentication limit to the pipeline (429, even with a good key)', async () => {
+    const guarded = await serve({ store, clock: new ManualClock(fixture.nowMs), syncLimiter: true, recordTtlMs: 5_000, options: { cache: { ttlMs: 5_000 }, authFailureLimits: { rpm: 6, burst: 3 } } });
+    try {
+      const k = (await guarded.keys.create({ name: 'guarded', tier: 'standard' })).key;
+      for (let i = 0; i < 2; i++) expect((await http(guarded.url, '/stats', { key: k })).status).toBe(200);
+      // The first is computed (and has the key verified against the store); the second is the lane's.
+      expect(await laneAnswers(guarded)).toBe(1);
+      for (let i = 0; i < 3; i++) expectError(await http(guarded.url, '/stats', { key: 'ef'.repeat(32) }), 401, 'UNAUTHORIZED');
+      expectError(await http(guarded.url, '/stats', { key: k }), 429, 'RATE_LIMITED');
+      expect(await laneAnswers(guarded)).toBe(1);
+    } finally {
+      await guarded.close();
+    }
+  });
+
+  test('the hit lane is shut behind a trusted proxy (the client address needs the proxy rules)', async () => {
+    const proxied = await serve({ store, clock: new ManualClock(fixture.nowMs), syncLimiter: true, recordTtlMs: 5_000, options: { cache: { ttlMs: 5_000 }, trustProxy: true } });
+    try {
+      const k = (await proxied.keys.create({ name: 'proxied', tier: 'standard' })).key;
+      const [a, b] = [await http(proxied.url, '/stats', { key: k }), await http(proxied.url, '/stats', { key: k })];
+      expect(b.headers.get('etag')).toBe(a.headers.get('etag'));
+      expect(await laneAnswers(proxied)).toBe(0);
+    } finally {
+      await proxied.close();
+    }
+  });
+
   test('per-key and process-state answers are never cached: /usage answers each key its own, under /v1 too', async () => {
     const other = (await s.keys.create({ name: 'cache-other', tier: 'standard' })).key;
     for (const path of ['/usage', '/v1/usage']) {

@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Metrics } from '../../core/index.js';
 import type { KeyService, VerifyOutcome } from '../../keys/index.js';
@@ -21,8 +22,8 @@ export const DEFAULT_AUTH_FAILURE_LIMITS: BucketLimits = { rpm: 30, burst: 30 };
 /** The presented credential: none, a key to check, or a credential that cannot be a key. */
 export type Presented = { kind: 'missing' } | { kind: 'key'; key: string } | { kind: 'invalid' };
 
-/** The credential of a request: `X-API-Key`, else `Authorization: Bearer <key>` (docs/design.md §4); a repeated or other header is `invalid`. */
-export function presentedKey(request: FastifyRequest): Presented {
+/** The credential of a request (Fastify's or Node's): `X-API-Key`, else `Authorization: Bearer <key>` (docs/design.md §4); a repeated or other header is `invalid`. */
+export function presentedKey(request: { headers: IncomingHttpHeaders }): Presented {
   const x = request.headers['x-api-key'];
   // A repeated header arrives joined ("a, b") or as an array: never pick one of them silently.
   if (Array.isArray(x)) return { kind: 'invalid' };

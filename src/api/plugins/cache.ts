@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify';
 import type { Clock } from '../../core/index.js';
+import type { Scope } from '../../store/index.js';
 import { exportFormat } from '../export.js';
 import { COMPRESS_MIN_BYTES, compressSync, type Encoding, negotiateEncoding, VARY } from './compression.js';
 import { JSON_SECURITY_HEADERS } from './security.js';
@@ -54,6 +55,45 @@ interface Ticket {
   key: string;
   generation: number;
   hit: boolean;
+  route: CachedRoute;
+}
+
+/** The route a cached answer belongs to, as a request handled outside Fastify needs it (plugins/hit-lane.ts). */
+export interface CachedRoute {
+  /** The route's pattern as registered, e.g. `/players` or `/v1/players`: the metrics' `route` label. */
+  url: string;
+  /** Its operationId (operations.ts), which GET /usage counts by; undefined for a route without one. */
+  operation: string | undefined;
+  /** The scope a key needs for it (`config.scope`, default `read`). */
+  scope: Scope;
+  /** `config.free`: never charged nor counted (plugins/rate-limit.ts). */
+  free: boolean;
+}
+
+/**
+ * A plain GET answer ready to be written (RawCache.hit): status 200, the fixed headers of the
+ * representation as a flat [name, value, …] list (security headers, stored freshness headers,
+ * ETag, Content-Type, Vary, Content-Encoding when compressed, Content-Length), the
+ * `Cache-Control` value for the entry's remaining age, and the body: as latin1 text when at most
+ * RAW_TEXT_MAX_BYTES (joined to the head in one socket write), else as bytes.
+ */
+export interface RawHit {
+  route: CachedRoute;
+  headers: readonly string[];
+  cacheControl: string;
+  text: string | undefined;
+  body: Buffer;
+}
+
+/** The response cache as seen from outside Fastify (plugins/hit-lane.ts). */
+export interface RawCache {
+  /**
+   * The fresh answer for a raw request target (path + query, exactly as sent) that earlier passed
+   * validation and was answered from or into the cache, in the representation `acceptEncoding`
+   * picks; undefined when there is none. Checks nothing about the caller: auth and the rate limit
+   * are the caller's to run first. Marks the entry most recently used.
+   */
+  hit(target: string, acceptEncoding: string | string[] | undefined): RawHit | undefined;
 }
 
 type CachingRequest = FastifyRequest & { [TICKET]: Ticket | null };
@@ -115,8 +155,9 @@ export function cacheKey(route: string, query: unknown): string {
  *   into the cache. Validation of a query string is deterministic, so an identical target would
  *   pass again and map to the same entry; skipping it on such hits is what makes a hit cheap
  *   (docs/benchmarks.md: cached throughput). Any target not known that way takes the full path.
+ * Returns the same raw-target lookup for requests answered before Fastify (plugins/hit-lane.ts).
  */
-export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clock; generation: () => number; options: ResponseCacheOptions }): void {
+export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clock; generation: () => number; options: ResponseCacheOptions }): RawCache {
   const { clock, generation } = deps;
   const ttlMs = Math.max(0, deps.options.ttlMs);
   const maxBytes = Math.max(0, deps.options.maxBytes ?? DEFAULT_CACHE_MAX_BYTES);
@@ -124,8 +165,8 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
   const entries = new Map<string, Entry>();
   /** What the entries hold, as ResponseCacheOptions.maxBytes counts it. */
   let bytes = 0;
-  /** Raw request target (path + query, as sent) → cache key; bounded in bytes (an eighth of maxBytes). */
-  const targets = new Map<string, string>();
+  /** Raw request target (path + query, as sent) → cache key and route; bounded in bytes (an eighth of maxBytes). */
+  const targets = new Map<string, { key: string; route: CachedRoute }>();
   const maxTargetBytes = Math.floor(maxBytes / 8);
   let targetBytes = 0;
   const targetSize = (target: string, key: string): number => target.length + key.length + TARGET_OVERHEAD_BYTES;
@@ -191,20 +232,20 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
     return e;
   };
 
-  const remember = (target: string, key: string): void => {
-    if (target.length > 1024 || targets.get(target) === key) return;
+  const remember = (target: string, key: string, route: CachedRoute): void => {
     const old = targets.get(target);
+    if (target.length > 1024 || (old?.key === key && old.route === route)) return;
     if (old !== undefined) {
       targets.delete(target);
-      targetBytes -= targetSize(target, old);
+      targetBytes -= targetSize(target, old.key);
     }
-    targets.set(target, key);
+    targets.set(target, { key, route });
     targetBytes += targetSize(target, key);
     // Oldest first, past the bound.
     for (const [t, k] of targets) {
       if (targetBytes <= maxTargetBytes) break;
       targets.delete(t);
-      targetBytes -= targetSize(t, k);
+      targetBytes -= targetSize(t, k.key);
     }
   };
 
@@ -229,11 +270,11 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
   const byTarget: onRequestHookHandler = (request, reply, done) => {
     // Exports (CSV/NDJSON, docs/design.md §11) are streamed, never cached; the Accept header picks them, so the URL alone does not tell.
     if (request.headers.accept !== undefined && exportFormat(request) !== undefined) return done();
-    const key = targets.get(request.url);
-    const gen = key === undefined ? 0 : generation();
-    const e = key === undefined ? undefined : fresh(key, gen);
+    const known = targets.get(request.url);
+    const gen = known === undefined ? 0 : generation();
+    const e = known === undefined ? undefined : fresh(known.key, gen);
     if (e === undefined) return done();
-    (request as CachingRequest)[TICKET] = { key: key!, generation: gen, hit: true };
+    (request as CachingRequest)[TICKET] = { key: known!.key, generation: gen, hit: true, route: known!.route };
     if (request.method === 'GET' && request.headers['if-none-match'] === undefined) return serveRaw(reply, variantOf(e, request.headers['accept-encoding'], true), e);
     serve(request, reply, e); // answered: no done()
   };
@@ -249,21 +290,7 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
    * representation, so later hits add only the per-request headers and make one socket write.
    */
   const serveRaw = (reply: FastifyReply, v: Variant, e: Entry): void => {
-    let raw = v.raw;
-    if (raw === undefined) {
-      // Pre-serialised once per kept representation: the fixed headers and the body as latin1 text.
-      const fixed: string[] = [];
-      for (const k in JSON_SECURITY_HEADERS) fixed.push(k, JSON_SECURITY_HEADERS[k]!);
-      for (const [k, hv] of e.headers) fixed.push(k, hv);
-      fixed.push('etag', v.etag, 'content-type', e.contentType, 'vary', VARY);
-      if (v.encoding !== undefined) fixed.push('content-encoding', v.encoding);
-      fixed.push('content-length', String(v.body.length));
-      // Small bodies as latin1 text (joined to the head: one write); large ones stay bytes (a string would be copied twice per hit).
-      raw = v.raw = { text: v.body.length <= RAW_TEXT_MAX_BYTES ? v.body.toString('latin1') : undefined, headers: fixed };
-      // Only entries in the cache are served raw (fresh()): counted against maxBytes, given back by remove().
-      bytes += raw.text?.length ?? 0;
-      if (raw.text !== undefined) trim();
-    }
+    const raw = rawOf(v, e);
     // The headers the earlier hooks set (request id, rate limit, CORS), then the fixed ones and the remaining age.
     const headers: string[] = [];
     const own = reply.getHeaders();
@@ -282,14 +309,34 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
     else reply.raw.end(v.body);
   };
 
-  const byQuery = (route: string): preHandlerHookHandler => (request, reply, done) => {
+  /** The pre-serialised form of a kept representation `v` of `e`, made on its first plain hit and kept (counted against maxBytes). */
+  const rawOf = (v: Variant, e: Entry): NonNullable<Variant['raw']> => {
+    let raw = v.raw;
+    if (raw === undefined) {
+      // Pre-serialised once per kept representation: the fixed headers and the body as latin1 text.
+      const fixed: string[] = [];
+      for (const k in JSON_SECURITY_HEADERS) fixed.push(k, JSON_SECURITY_HEADERS[k]!);
+      for (const [k, hv] of e.headers) fixed.push(k, hv);
+      fixed.push('etag', v.etag, 'content-type', e.contentType, 'vary', VARY);
+      if (v.encoding !== undefined) fixed.push('content-encoding', v.encoding);
+      fixed.push('content-length', String(v.body.length));
+      // Small bodies as latin1 text (joined to the head: one write); large ones stay bytes (a string would be copied twice per hit).
+      raw = v.raw = { text: v.body.length <= RAW_TEXT_MAX_BYTES ? v.body.toString('latin1') : undefined, headers: fixed };
+      // Only entries in the cache are served raw (fresh()): counted against maxBytes, given back by remove().
+      bytes += raw.text?.length ?? 0;
+      if (raw.text !== undefined) trim();
+    }
+    return raw;
+  };
+
+  const byQuery = (route: CachedRoute): preHandlerHookHandler => (request, reply, done) => {
     if (exportFormat(request) !== undefined) return done();
-    const key = cacheKey(route, request.query);
+    const key = cacheKey(route.url, request.query);
     const gen = generation();
     const e = fresh(key, gen);
-    (request as CachingRequest)[TICKET] = { key, generation: gen, hit: e !== undefined };
+    (request as CachingRequest)[TICKET] = { key, generation: gen, hit: e !== undefined, route };
     if (e === undefined) return done();
-    remember(request.url, key);
+    remember(request.url, key, route);
     serve(request, reply, e);
   };
 
@@ -320,7 +367,7 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
       bytes += (entry.compressed.br?.body.length ?? 0) + (entry.compressed.gzip?.body.length ?? 0);
       bytes += baseSize(t.key, entry);
       trim();
-      remember(request.url, t.key);
+      remember(request.url, t.key, t.route);
     }
     const inm = request.headers['if-none-match'];
     if (inm !== undefined && ifNoneMatchHits(inm, etag)) {
@@ -335,9 +382,21 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
     const methods = [route.method].flat();
     // `config.uncached`: per-key answers (GET /usage) and process state (GET /status): under /v1 too, whatever the path.
     if (!methods.every((m) => m === 'GET' || m === 'HEAD') || route.config?.uncached === true) return;
+    const cached: CachedRoute = { url: route.url, operation: route.config?.operation, scope: route.config?.scope ?? 'read', free: route.config?.free === true };
     route.onRequest = [...[route.onRequest ?? []].flat(), byTarget];
-    route.preHandler = [...[route.preHandler ?? []].flat(), byQuery(route.url)];
+    route.preHandler = [...[route.preHandler ?? []].flat(), byQuery(cached)];
     // First, so a HEAD answer still gets its ETag before Fastify's HEAD hook drops the body.
     route.onSend = [store, ...[route.onSend ?? []].flat()];
   });
+
+  return {
+    hit(target, acceptEncoding) {
+      const known = targets.get(target);
+      const e = known === undefined ? undefined : fresh(known.key, generation());
+      if (e === undefined) return undefined;
+      const v = variantOf(e, acceptEncoding, true);
+      const raw = rawOf(v, e);
+      return { route: known!.route, headers: raw.headers, cacheControl: maxAge(clock.now() - e.storedAt), text: raw.text, body: v.body };
+    },
+  };
 }

@@ -15,23 +15,9 @@ const UNMATCHED = '<unmatched>';
  */
 export function registerHttpMetrics(app: FastifyInstance, metrics: Metrics): void {
   const recorder = (route: string): onResponseHookHandler => {
-    // Label objects by method, then by status: built on first use, reused (no allocation per request).
-    const byMethod = new Map<string, { timed: { route: string; method: string }; counted: Map<number, { route: string; method: string; status: string }> }>();
+    const record = routeRecorder(metrics, route);
     return (request, reply, done) => {
-      const method = request.method;
-      const status = reply.statusCode;
-      let m = byMethod.get(method);
-      if (m === undefined) {
-        m = { timed: { route, method }, counted: new Map() };
-        byMethod.set(method, m);
-      }
-      let counted = m.counted.get(status);
-      if (counted === undefined) {
-        counted = { route, method, status: String(status) };
-        m.counted.set(status, counted);
-      }
-      metrics.httpRequests.inc(counted);
-      metrics.httpDuration.observe(m.timed, reply.elapsedTime / 1000);
+      record(request.method, reply.statusCode, reply.elapsedTime / 1000);
       done();
     };
   };
@@ -43,4 +29,28 @@ export function registerHttpMetrics(app: FastifyInstance, metrics: Metrics): voi
     if (request.is404) unmatched.call(app, request, reply, done);
     else done();
   });
+}
+
+/**
+ * Counts one answer of `route` (its pattern) in `http_requests_total` and observes its duration,
+ * seconds, in `http_request_duration_seconds` (docs/design.md §9). Label objects are built on first
+ * use per method and status and reused: no allocation per request. Shared by the Fastify hook
+ * above and the requests answered before Fastify (plugins/hit-lane.ts).
+ */
+export function routeRecorder(metrics: Metrics, route: string): (method: string, status: number, seconds: number) => void {
+  const byMethod = new Map<string, { timed: { route: string; method: string }; counted: Map<number, { route: string; method: string; status: string }> }>();
+  return (method, status, seconds) => {
+    let m = byMethod.get(method);
+    if (m === undefined) {
+      m = { timed: { route, method }, counted: new Map() };
+      byMethod.set(method, m);
+    }
+    let counted = m.counted.get(status);
+    if (counted === undefined) {
+      counted = { route, method, status: String(status) };
+      m.counted.set(status, counted);
+    }
+    metrics.httpRequests.inc(counted);
+    metrics.httpDuration.observe(m.timed, seconds);
+  };
 }

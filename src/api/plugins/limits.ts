@@ -1,3 +1,4 @@
+import { type IncomingMessage, type RequestListener, type Server, type ServerResponse, createServer } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../core/index.js';
@@ -41,18 +42,33 @@ export function resolveHttpLimits(partial: Partial<HttpLimits> = {}): HttpLimits
   return { ...l, headersTimeoutMs: Math.min(l.headersTimeoutMs, l.requestTimeoutMs) };
 }
 
-/** The Fastify constructor options that carry the limits (spread into `Fastify({...})`). */
-export function fastifyServerOptions(limits: HttpLimits, clock: Clock) {
+/**
+ * The Fastify constructor options that carry the limits (spread into `Fastify({...})`). The server
+ * itself is made by `serverFactory` (createHttpServer): `listener` sees every request first and
+ * passes those it does not answer to Fastify's handler (plugins/hit-lane.ts).
+ */
+export function fastifyServerOptions(limits: HttpLimits, clock: Clock, listener: (req: IncomingMessage, res: ServerResponse, fastify: RequestListener) => void) {
   return {
-    requestTimeout: limits.requestTimeoutMs,
-    keepAliveTimeout: limits.keepAliveTimeoutMs,
-    http: {
-      maxHeaderSize: limits.maxHeaderSize,
-      headersTimeout: limits.headersTimeoutMs,
-      connectionsCheckingInterval: limits.timeoutCheckIntervalMs,
-    },
     clientErrorHandler: clientErrorHandler(clock),
+    serverFactory: (fastify: RequestListener) => createHttpServer(limits, (req, res) => listener(req, res, fastify)),
   };
+}
+
+/**
+ * A Node HTTP/1.1 server with the limits: header size, headers and request timeouts (checked every
+ * `timeoutCheckIntervalMs`), keep-alive timeout. Fastify's own factory would set the same from its
+ * options; with `serverFactory` they are ours to set.
+ */
+export function createHttpServer(limits: HttpLimits, listener: RequestListener): Server {
+  const server = createServer({
+    maxHeaderSize: limits.maxHeaderSize,
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    connectionsCheckingInterval: limits.timeoutCheckIntervalMs,
+  }, listener);
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  server.requestTimeout = limits.requestTimeoutMs;
+  return server;
 }
 
 /** Node `clientError` codes → our codes (before Fastify sees a request, so no route, no hooks). */

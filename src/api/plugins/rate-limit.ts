@@ -15,6 +15,31 @@ export function rateLimitPolicy(tier: string, limits: BucketLimits): string {
   return `"${tier}";q=${limits.burst};w=${Math.ceil((limits.burst * 60) / limits.rpm)}`;
 }
 
+// One policy text per key record (records are reused for seconds): no string built per request.
+const policies = new WeakMap<ApiKeyRecord, string>();
+function policyOf(key: ApiKeyRecord): string {
+  let p = policies.get(key);
+  if (p === undefined) policies.set(key, (p = rateLimitPolicy(key.tier, key)));
+  return p;
+}
+
+/**
+ * Appends the five rate-limit headers of a decision to a flat [name, value, …] list, in the form
+ * both request paths send (this hook and plugins/hit-lane.ts; docs/errors.md "Rate-limit headers"):
+ * `X-RateLimit-Limit` (rpm), `X-RateLimit-Remaining` (whole tokens), `X-RateLimit-Reset` (Unix s
+ * when full), `RateLimit-Policy` (rateLimitPolicy) and `RateLimit: "<tier>";r=<remaining>;t=<s until full>`.
+ * `nowMs`: Unix ms.
+ */
+export function pushRateLimitHeaders(list: string[], key: ApiKeyRecord, d: RateLimitDecision, nowMs: number): void {
+  list.push(
+    'x-ratelimit-limit', String(d.limit),
+    'x-ratelimit-remaining', String(d.remaining),
+    'x-ratelimit-reset', String(d.resetSec),
+    'ratelimit-policy', policyOf(key),
+    'ratelimit', `"${key.tier}";r=${d.remaining};t=${Math.max(0, d.resetSec - Math.floor(nowMs / 1000))}`,
+  );
+}
+
 /**
  * Per-key token bucket (docs/design.md §4 "Rate limits"), an onRequest hook after auth and the
  * key-use check, before validation. Sets on every authenticated answer, errors included:
@@ -28,19 +53,10 @@ export function rateLimitPolicy(tier: string, limits: BucketLimits): string {
  */
 export function registerRateLimit(scope: FastifyInstance, deps: { limiter: RateLimiter; metrics: Metrics; clock: Clock; usage: UsageCounter }): void {
   const { limiter, metrics, clock, usage } = deps;
-  // One policy text per key record (records are reused for seconds): no string built per request.
-  const policies = new WeakMap<ApiKeyRecord, string>();
-  const policyOf = (key: ApiKeyRecord): string => {
-    let p = policies.get(key);
-    if (p === undefined) policies.set(key, (p = rateLimitPolicy(key.tier, key)));
-    return p;
-  };
   const apply = (reply: FastifyReply, key: ApiKeyRecord, d: RateLimitDecision, free: boolean): void => {
-    reply.header('x-ratelimit-limit', String(d.limit));
-    reply.header('x-ratelimit-remaining', String(d.remaining));
-    reply.header('x-ratelimit-reset', String(d.resetSec));
-    reply.header('ratelimit-policy', policyOf(key));
-    reply.header('ratelimit', `"${key.tier}";r=${d.remaining};t=${Math.max(0, d.resetSec - Math.floor(clock.now() / 1000))}`);
+    const headers: string[] = [];
+    pushRateLimitHeaders(headers, key, d, clock.now());
+    for (let i = 0; i < headers.length; i += 2) reply.header(headers[i]!, headers[i + 1]!);
     if (free) return;
     if (!d.allowed) {
       metrics.rateLimitDenials.inc({ tier: key.tier });

@@ -27,6 +27,14 @@ export const JSON_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.fr
   'x-content-type-options': 'nosniff',
 });
 
+/**
+ * Response headers a browser script may read on a cross-origin answer (CORS
+ * `Access-Control-Expose-Headers`, docs/design.md §4): the rate-limit headers, `Retry-After`, the
+ * request id, the ETag and the freshness headers. Set by @fastify/cors (app.ts) and, joined with
+ * `, ` as it does, by the requests answered before Fastify (plugins/hit-lane.ts).
+ */
+export const CORS_EXPOSED_HEADERS: readonly string[] = Object.freeze(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'X-Request-Id', 'ETag', 'X-Indexed-Slot', 'X-Indexed-Time']);
+
 /** Adds `X-Content-Type-Options: nosniff` to every answer of `app`, the document policies to the /docs UI's, and `Cache-Control: no-store` unless one was set (docs/hardening.md "Security headers"). */
 export function registerSecurityHeaders(app: FastifyInstance): void {
   // Callback-style and allocation-free (docs/benchmarks.md): it runs on every answer.
