@@ -11,6 +11,7 @@
  * Real store, real sockets, real limiter and key service (no mocks).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { Writable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -35,8 +36,13 @@ interface Served {
 }
 
 /** The API over `store` with the given limiter facet and key-record reuse, on a real socket. */
-async function serve(o: { store: Store; clock: ManualClock; syncLimiter: boolean; recordTtlMs: number; options?: ApiOptions }): Promise<Served> {
-  const common = createCommon({ clock: o.clock, logger: createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }) });
+async function serve(o: { store: Store; clock: ManualClock; syncLimiter: boolean; recordTtlMs: number; options?: ApiOptions; logLines?: Record<string, unknown>[] }): Promise<Served> {
+  const lines = o.logLines;
+  // With logLines: every log line, parsed, at level info (as `serve` logs by default).
+  const logger = lines === undefined
+    ? createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' })
+    : createLogger({ level: 'info', destination: new Writable({ write: (chunk, _enc, cb) => cb(void lines.push(...String(chunk).split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l)))) }) });
+  const common = createCommon({ clock: o.clock, logger });
   const memory = createMemoryRateLimiter({ clock: o.clock });
   // The same real limiter, seen only through its promise interface (as a shared limiter would be).
   const limiter: RateLimiter = o.syncLimiter ? memory : { consume: memory.consume, peek: memory.peek, close: memory.close };
@@ -246,6 +252,32 @@ describe('response cache: the raw-target lookup', () => {
       expect(await laneAnswers(guarded)).toBe(1);
     } finally {
       await guarded.close();
+    }
+  });
+
+  test('the hit lane logs a request as Fastify does at level info: the same two lines, the same fields, never the key', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logged = await serve({ store, clock: new ManualClock(fixture.nowMs), syncLimiter: true, recordTtlMs: 5_000, options: { cache: { ttlMs: 5_000 } }, logLines: lines });
+    try {
+      const k = (await logged.keys.create({ name: 'logged', tier: 'standard' })).key;
+      const url = `/total?pool=${Object.values(fixture.pools)[0]}`;
+      const full = await http(logged.url, url, { key: k });
+      const hit = await http(logged.url, url, { key: k });
+      expect(await laneAnswers(logged)).toBe(1);
+      const of = (id: string | null) => lines.filter((l) => l.request_id === id);
+      const [fullLines, hitLines] = [of(full.headers.get('x-request-id')), of(hit.headers.get('x-request-id'))];
+      expect(hitLines.map((l) => l.msg)).toEqual(['incoming request', 'request completed']);
+      expect(fullLines.map((l) => l.msg)).toEqual(hitLines.map((l) => l.msg));
+      for (let i = 0; i < 2; i++) expect(Object.keys(hitLines[i]!).sort()).toEqual(Object.keys(fullLines[i]!).sort());
+      // The same fields and values; the port is the client socket's (fetch may open another).
+      const req = (l: Record<string, unknown>) => l.req as Record<string, unknown>;
+      expect(typeof req(hitLines[0]!).remotePort).toBe('number');
+      expect({ ...req(hitLines[0]!), remotePort: 0 }).toEqual({ ...req(fullLines[0]!), remotePort: 0 });
+      expect(hitLines[1]!.res).toEqual({ statusCode: 200 });
+      expect(typeof hitLines[1]!.responseTime).toBe('number');
+      expect(JSON.stringify(lines)).not.toContain(k);
+    } finally {
+      await logged.close();
     }
   });
 

@@ -67,7 +67,6 @@ export function createHttpServer(limits: HttpLimits, listener: RequestListener):
     connectionsCheckingInterval: limits.timeoutCheckIntervalMs,
   }, listener);
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
-  server.requestTimeout = limits.requestTimeoutMs;
   return server;
 }
 
