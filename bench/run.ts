@@ -10,7 +10,7 @@ import type { StoreConfig } from '../src/config/index.js';
 import { measureIngest, measureSimulator, type IngestFigures, type SimulatorFigures } from './chain.js';
 import { CONTENTION_P99_MS, measureNoisyNeighbour, measureUnderIngest, type NoisyNeighbourFigures, type UnderIngestFigures } from './contention.js';
 import { API_DIST, API_TSX, ensureBuilt, spawnChild, type ApiEntry, type Child } from './children.js';
-import { prepareDataset, type Dataset } from './dataset.js';
+import { prepareDataset, type Dataset, warmPageCache } from './dataset.js';
 import { FRESHNESS_P99_MS, measureFreshness, measureSources, SOURCES_MIN_RATIO, type FreshnessFigures, type SourcesFigures } from './sources.js';
 import { measureIsolation, type IsolationFigures } from './isolation.js';
 import { measureLatency, measureThroughput, probe, type Latency, type Throughput } from './load.js';
@@ -37,6 +37,7 @@ interface Flags {
   freshnessSeconds?: number;
   skip: string[];
   rebuild: boolean;
+  coldPageCache: boolean;
   profile: boolean;
   logLevel: string;
 }
@@ -72,6 +73,7 @@ const program = new Command('bench')
   .option('--freshness-seconds <s>', 'seconds of live games measured per LIVE_SOURCE in "freshness" (default 30; quick 10)', posInt)
   .option('--skip <phases>', 'comma-separated: api,isolation,under-ingest,neighbour,ingest,simulator,sources,freshness', (v) => v.split(','), [] as string[])
   .option('--rebuild', 'rebuild the dataset even if a cached one fits', false)
+  .option('--cold-page-cache', 'do not read the SQLite dataset into the OS page cache before measuring (a server just started on a cold file)', false)
   .option('--profile', 'write CPU profiles (.cpuprofile) of the ingest processes to bench/results/', false)
   .option('--log-level <level>', 'LOG_LEVEL of the API server child', 'warn');
 
@@ -107,7 +109,7 @@ const result: {
   /** How the API server children ran: the compiled CLI over dist/ (as `npm start`) or from sources under tsx. */
   apiRuntime: 'dist' | 'tsx';
   flags: Flags;
-  dataset?: { games: number; events: number; store: string; sizeBytes: number; reused: boolean; buildSeconds: number; source: string };
+  dataset?: { games: number; events: number; store: string; sizeBytes: number; reused: boolean; buildSeconds: number; source: string; pageCache?: 'read' | 'too large' | 'cold' };
   hello?: Throughput;
   responseCache?: { detected: boolean; cacheControl?: string };
   operations: OpResult[];
@@ -281,7 +283,8 @@ function markdown(): string {
   out.push(`Machine: ${result.machine.cpus} CPUs, Node ${result.machine.node}, load average at start ${load(result.machine.loadavg)}${result.machine.loadavgEnd ? `, at the end ${load(result.machine.loadavgEnd)}` : ''}.`);
   out.push(`API server children: ${result.apiRuntime === 'dist' ? 'the compiled CLI (`node bin/gamba-analytics.js serve`, dist/: as `npm start`)' : 'the CLI from sources under tsx (`--api-tsx`)'}${f.apiNodeFlags.length ? `, node ${f.apiNodeFlags.join(' ')}` : ''}.`);
   if (d) {
-    out.push(`Dataset: ${d.games.toLocaleString('en-US')} games (${d.events.toLocaleString('en-US')} events), ${d.store}, ${mb(d.sizeBytes)} MB on disk, ${d.reused ? 'reused' : `built in ${d.buildSeconds.toFixed(0)} s`} — ${d.source}.`);
+    const cache = d.pageCache === 'read' ? ' Read once into the OS page cache before measuring.' : d.pageCache === 'too large' ? ' Larger than half the memory: not read into the OS page cache.' : d.pageCache === 'cold' ? ' Not read into the OS page cache first (--cold-page-cache).' : '';
+    out.push(`Dataset: ${d.games.toLocaleString('en-US')} games (${d.events.toLocaleString('en-US')} events), ${d.store}, ${mb(d.sizeBytes)} MB on disk, ${d.reused ? 'reused' : `built in ${d.buildSeconds.toFixed(0)} s`} — ${d.source}.${cache}`);
   }
   if (result.hello) out.push(`Bare Fastify hello-world (the ceiling): **${result.hello.reqPerSec.toLocaleString('en-US')} req/s** (p99 ${result.hello.p99} ms, ${f.connections} connections, server CPU ${result.hello.serverCpuUsPerRequest ?? '–'} µs per request).`);
   if (result.responseCache) out.push(`Response cache: ${result.responseCache.detected ? `on (ETag, Cache-Control: ${result.responseCache.cacheControl ?? '—'})` : 'not detected (no ETag): "cached" columns are uncached throughput'}.`);
@@ -372,6 +375,15 @@ if (!skip.has('api') || !skip.has('under-ingest') || !skip.has('neighbour')) {
   });
   if (!f.apiTsx) ensureBuilt(log);
   result.dataset = { games: ds.meta.games, events: ds.meta.events, store: f.store, sizeBytes: ds.sizeBytes, reused: ds.reused, buildSeconds: ds.meta.buildSeconds, source: ds.meta.source };
+  // A long-running server's file sits in the OS page cache: measure that, unless --cold-page-cache.
+  if (ds.store.kind === 'sqlite') {
+    if (f.coldPageCache) result.dataset.pageCache = 'cold';
+    else {
+      const w = await warmPageCache(ds.store.path);
+      result.dataset.pageCache = w.outcome;
+      log(w.outcome === 'read' ? `read the dataset into the OS page cache (${mb(ds.sizeBytes)} MB, ${w.seconds.toFixed(1)} s)` : 'dataset larger than half the memory: not read into the OS page cache');
+    }
+  }
   try {
     if (!skip.has('api')) await apiPhase(ds);
     if (!skip.has('under-ingest')) {

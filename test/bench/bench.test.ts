@@ -35,6 +35,9 @@ describe('npm run bench (smoke)', () => {
     // The API server children ran the compiled CLI over dist/, as `npm start` does.
     expect(r.apiRuntime).toBe('dist');
     expect(stdout).toContain('API server children: the compiled CLI');
+    // The dataset file was read into the OS page cache before measuring, and the header says so.
+    expect(r.dataset.pageCache).toBe('read');
+    expect(stdout).toContain('Read once into the OS page cache before measuring.');
     expect(r.operations[0].uncached.requests).toBe(5);
     // Every sampled user has games: /player answers 200 for all of them.
     expect(r.operations[0].uncached.non2xx).toBe(0);
