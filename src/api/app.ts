@@ -159,7 +159,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     registerRateLimit(api, { limiter, metrics, clock, usage });
     registerQueryGuards(api);
     // After auth, rate limit and validation; before the query (docs/benchmarks.md). Off unless options.cache is given.
-    if (options.cache) lane.attach(registerResponseCache(api, { clock, generation, options: { ...options.cache, storedHeaders: [INDEXED_SLOT_HEADER, INDEXED_TIME_HEADER] } }));
+    if (options.cache) lane.attach(registerResponseCache(api, { clock, generation, metrics, options: { ...options.cache, storedHeaders: [INDEXED_SLOT_HEADER, INDEXED_TIME_HEADER] } }));
     // After the cache's lookup (a hit keeps the headers stored with it), before the routes: docs/design.md §5 "Freshness headers".
     registerFreshnessHeaders(api, { freshness: reusedFreshness(store, clock, statusCountsTtlMs, generation) });
     // Before the routes: wraps each handler registered below in a fair share of the store's slots.

@@ -68,7 +68,7 @@ declare module 'fastify' {
     operation?: string;
     /**
      * Never kept by the response cache (plugins/cache.ts): the answer depends on the calling key
-     * (GET /usage) or reports process state (GET /status, GET /sync/status). The cache keys answers by
+     * (GET /usage), reports process state (GET /status, GET /sync/status) or is a live stream. The cache keys answers by
      * route and query only, so a per-key answer cached once would be served to every key.
      */
     uncached?: boolean;

@@ -10,6 +10,8 @@ export interface Metrics {
   httpDuration: Histogram<'route' | 'method'>;
   /** Cache hits answered before Fastify's pipeline (src/api/plugins/hit-lane.ts). */
   hitLaneAnswers: Counter;
+  /** Response-cache misses that waited for another request computing the same answer (src/api/plugins/cache.ts). */
+  cacheCoalesced: Counter;
   rateLimitDenials: Counter<'tier'>;
   authFailures: Counter<'reason'>;
   indexerLagSlots: Gauge;
@@ -38,6 +40,7 @@ export function createMetrics(): Metrics {
       ...r,
     }),
     hitLaneAnswers: new Counter({ name: 'http_hit_lane_answers_total', help: 'Response-cache hits answered before the Fastify pipeline (the hit lane)', ...r }),
+    cacheCoalesced: new Counter({ name: 'http_cache_coalesced_total', help: 'Response-cache misses served from the answer another request was computing', ...r }),
     rateLimitDenials: new Counter({ name: 'rate_limit_denials_total', help: 'Requests denied by rate limit', labelNames: ['tier'], ...r }),
     authFailures: new Counter({ name: 'auth_failures_total', help: 'Failed authentications', labelNames: ['reason'], ...r }),
     indexerLagSlots: new Gauge({ name: 'indexer_lag_slots', help: 'Chain head slot minus last indexed slot', ...r }),

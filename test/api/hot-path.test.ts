@@ -293,6 +293,32 @@ describe('response cache: the raw-target lookup', () => {
     }
   });
 
+  test('concurrent misses of one answer: the others wait for the first and get its bytes', async () => {
+    // As `serve` runs: a read-only store whose reads run on reader threads, so other requests
+    // arrive while one computes (the read-write store of the other tests reads synchronously).
+    const ro = await createStore({ common: createCommon(), config: { kind: 'sqlite', path: join(dir, 'gamba.db') }, access: 'readonly', readers: 2 });
+    const api = await serve({ store: ro, clock: new ManualClock(fixture.nowMs), syncLimiter: true, recordTtlMs: 5_000, options: { cache: { ttlMs: 5_000 } } });
+    const k = (await createKeyService({ store: store.keys, clock: api.clock }).create({ name: 'coalesced', tier: 'enterprise', rpm: 1_000, burst: 1_000 })).key;
+    const coalesced = async () => (await api.common.metrics.cacheCoalesced.get()).values[0]?.value ?? 0;
+    try {
+      // Whether a request arrives while the first one computes depends on timing: a few fresh targets, until one does.
+      for (let round = 0; round < 6 && (await coalesced()) === 0; round++) {
+        const url = `/players?limit=${30 + round}&sortBy=usd_volume`;
+        const answers = await Promise.all(Array.from({ length: 8 }, () => http(api.url, url, { key: k })));
+        for (const a of answers) {
+          expect(a.status).toBe(200);
+          expect(a.text).toBe(answers[0]!.text);
+          expect(a.headers.get('etag')).toBe(answers[0]!.headers.get('etag'));
+        }
+        expect(answers[0]!.body.results.length).toBeGreaterThan(0);
+      }
+      expect(await coalesced()).toBeGreaterThan(0);
+    } finally {
+      await api.close();
+      await ro.close();
+    }
+  });
+
   test('per-key and process-state answers are never cached: /usage answers each key its own, under /v1 too', async () => {
     const other = (await s.keys.create({ name: 'cache-other', tier: 'standard' })).key;
     for (const path of ['/usage', '/v1/usage']) {

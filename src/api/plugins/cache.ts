@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify';
-import type { Clock } from '../../core/index.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAbortHookHandler, onRequestHookHandler, onResponseHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify';
+import type { Clock, Metrics } from '../../core/index.js';
 import type { Scope } from '../../store/index.js';
 import { exportFormat } from '../export.js';
 import { COMPRESS_MIN_BYTES, compressSync, type Encoding, negotiateEncoding, VARY } from './compression.js';
@@ -56,7 +56,12 @@ interface Ticket {
   generation: number;
   hit: boolean;
   route: CachedRoute;
+  /** This request computes the answer others with the same key wait for (`computing`). */
+  leads?: boolean;
 }
+
+/** Longest a request waits for another request computing the same answer, ms; then it computes its own. */
+const COALESCE_WAIT_MS = 10_000;
 
 /** The route a cached answer belongs to, as a request handled outside Fastify needs it (plugins/hit-lane.ts). */
 export interface CachedRoute {
@@ -157,8 +162,8 @@ export function cacheKey(route: string, query: unknown): string {
  *   (docs/benchmarks.md: cached throughput). Any target not known that way takes the full path.
  * Returns the same raw-target lookup for requests answered before Fastify (plugins/hit-lane.ts).
  */
-export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clock; generation: () => number; options: ResponseCacheOptions }): RawCache {
-  const { clock, generation } = deps;
+export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clock; generation: () => number; options: ResponseCacheOptions; metrics: Metrics }): RawCache {
+  const { clock, generation, metrics } = deps;
   const ttlMs = Math.max(0, deps.options.ttlMs);
   const maxBytes = Math.max(0, deps.options.maxBytes ?? DEFAULT_CACHE_MAX_BYTES);
   const storedHeaders = deps.options.storedHeaders ?? [];
@@ -329,20 +334,64 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
     return raw;
   };
 
+  /** Cache keys a GET is computing now (its leader) → the requests waiting for that answer. */
+  const computing = new Map<string, (() => void)[]>();
+  /** The leader's answer is kept or given up: its waiters are woken (idempotent). */
+  const release = (t: Ticket | null): void => {
+    if (!t?.leads) return;
+    t.leads = false;
+    const waiters = computing.get(t.key);
+    computing.delete(t.key);
+    if (waiters) for (const wake of waiters) wake();
+  };
+
+  /**
+   * Lookup by the normalised query. A miss while another GET computes the same key waits for
+   * that answer instead of computing it again (a burst of misses when an entry expires costs
+   * one query, not one per connection). Woken, it is served from the entry the first request
+   * stored; if none was kept (an error, a write in between), it computes its own.
+   */
   const byQuery = (route: CachedRoute): preHandlerHookHandler => (request, reply, done) => {
     if (exportFormat(request) !== undefined) return done();
     const key = cacheKey(route.url, request.query);
     const gen = generation();
     const e = fresh(key, gen);
-    (request as CachingRequest)[TICKET] = { key, generation: gen, hit: e !== undefined, route };
-    if (e === undefined) return done();
-    remember(request.url, key, route);
-    serve(request, reply, e);
+    const ticket: Ticket = { key, generation: gen, hit: e !== undefined, route };
+    (request as CachingRequest)[TICKET] = ticket;
+    if (e !== undefined) {
+      remember(request.url, key, route);
+      serve(request, reply, e);
+      return;
+    }
+    if (ttlMs === 0 || request.method !== 'GET') return done();
+    const waiting = computing.get(key);
+    if (waiting === undefined) {
+      computing.set(key, []);
+      ticket.leads = true;
+      return done();
+    }
+    metrics.cacheCoalesced.inc();
+    let woken = false;
+    const wake = (): void => {
+      if (woken) return;
+      woken = true;
+      clearTimeout(timer);
+      const kept = fresh(key, generation());
+      if (kept === undefined) return done();
+      ticket.hit = true;
+      remember(request.url, key, route);
+      serve(request, reply, kept);
+    };
+    const timer = setTimeout(wake, COALESCE_WAIT_MS);
+    waiting.push(wake);
   };
 
   const store: onSendHookHandler = (request, reply, payload, done) => {
     const t = (request as CachingRequest)[TICKET];
-    if (!t || t.hit || reply.statusCode !== 200 || typeof payload !== 'string') return done(null, payload);
+    if (!t || t.hit || reply.statusCode !== 200 || typeof payload !== 'string') {
+      release(t);
+      return done(null, payload);
+    }
     // Encoded once: stored as bytes, and this answer writes the same bytes. Unpooled: a small
     // Buffer.from() is a slice of a shared 8 KiB slab, and a kept slice keeps the whole slab.
     const body = Buffer.allocUnsafeSlow(Buffer.byteLength(payload, 'utf8'));
@@ -369,6 +418,7 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
       trim();
       remember(request.url, t.key, t.route);
     }
+    release(t);
     const inm = request.headers['if-none-match'];
     if (inm !== undefined && ifNoneMatchHits(inm, etag)) {
       reply.code(304);
@@ -376,6 +426,15 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
       return done(null, '');
     }
     done(null, v.body);
+  };
+
+  const giveUpOnResponse: onResponseHookHandler = (request, _reply, done) => {
+    release((request as CachingRequest)[TICKET]);
+    done();
+  };
+  const giveUpOnAbort: onRequestAbortHookHandler = (request, done) => {
+    release((request as CachingRequest)[TICKET]);
+    done();
   };
 
   scope.addHook('onRoute', (route) => {
@@ -387,6 +446,9 @@ export function registerResponseCache(scope: FastifyInstance, deps: { clock: Clo
     route.preHandler = [...[route.preHandler ?? []].flat(), byQuery(cached)];
     // First, so a HEAD answer still gets its ETag before Fastify's HEAD hook drops the body.
     route.onSend = [store, ...[route.onSend ?? []].flat()];
+    // A leader that never reaches onSend (its client went away) still wakes its waiters.
+    route.onResponse = [...[route.onResponse ?? []].flat(), giveUpOnResponse];
+    route.onRequestAbort = [...[route.onRequestAbort ?? []].flat(), giveUpOnAbort];
   });
 
   return {

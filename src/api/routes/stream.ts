@@ -221,6 +221,8 @@ export function registerStreamRoutes(scope: FastifyInstance, deps: RouteDeps & {
   } as const;
 
   scope.get('/stream/settledGames', {
+    // A live stream is never a cached answer, nor one that other requests wait for (plugins/cache.ts).
+    config: { uncached: true },
     schema: {
       tags: ['events'],
       summary: 'Live settled games (Server-Sent Events); Last-Event-ID resumes after an event',
@@ -243,6 +245,8 @@ export function registerStreamRoutes(scope: FastifyInstance, deps: RouteDeps & {
   });
 
   scope.get('/stream/poolChanges', {
+    // A live stream is never a cached answer, nor one that other requests wait for (plugins/cache.ts).
+    config: { uncached: true },
     schema: {
       tags: ['events'],
       summary: 'Live deposits and withdrawals of one pool (Server-Sent Events); Last-Event-ID resumes after an event',
