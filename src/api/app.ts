@@ -62,7 +62,8 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   const lane = createHitLane({
     keys, limiter, usage, metrics, clock, logger: common.logger,
     failureLimits: options.authFailureLimits ?? DEFAULT_AUTH_FAILURE_LIMITS,
-    enabled: trustProxy === false && options.cache !== undefined,
+    // Open once the response cache attaches (below), if there is one.
+    enabled: trustProxy === false,
   });
 
   const app = Fastify({

@@ -46,11 +46,12 @@ const EXPOSED = CORS_EXPOSED_HEADERS.join(', ');
  * already answered is served from the Node request listener, before Fastify builds its request
  * and reply and runs its hooks. It takes exactly the decisions of the full pipeline (app.ts), in
  * their order, and hands the request to Fastify the moment one of them is not a plain yes:
- * - the target is a fresh cache entry (RawCache.hit: earlier validated, same Accept-Encoding
- *   negotiation); no `If-None-Match` (304s), no `Accept` asking for CSV/NDJSON (exports);
+ * - no `If-None-Match` (304s), no `Accept` asking for CSV/NDJSON (exports);
  * - the key (`X-API-Key` or `Authorization: Bearer`, plugins/auth.ts presentedKey) is one whose
  *   record the key service holds (verifyCached) and judges valid, and the client IP's failed-auth
  *   bucket is not empty. An unknown key, a store lookup, any failure: Fastify;
+ * - the target is a fresh cache entry (RawCache.hit: earlier validated, same Accept-Encoding
+ *   negotiation);
  * - key use (plugins/key-use.ts): the key has the route's scope; publishable keys (origin rules) go
  *   to Fastify;
  * - the key's bucket (plugins/rate-limit.ts) grants a token. A denied take changes no bucket, so
@@ -74,16 +75,16 @@ export function createHitLane(deps: HitLaneDeps): HitLane {
     const h = req.headers;
     if (h['if-none-match'] !== undefined || (h.accept !== undefined && acceptedFormat(h.accept) !== undefined)) return false;
     const started = performance.now();
-    const hit = cache.hit(req.url ?? '', h['accept-encoding']);
-    if (hit === undefined || hit.route.free) return false;
+    // The caller first: a refused request costs no cache lookup (nor a first compression of an entry).
     const presented = presentedKey(req);
     if (presented.kind !== 'key') return false;
     const outcome = keys.verifyCached(presented.key);
-    if (outcome === undefined || !outcome.ok) return false;
+    if (outcome === undefined || !outcome.ok || outcome.record.publishable) return false;
     const key = outcome.record;
-    if (key.publishable || !key.scopes.includes(hit.route.scope)) return false;
     const ip = req.socket.remoteAddress;
     if (ip === undefined || !sync.peek(`authfail:${ip}`, failureLimits).allowed) return false;
+    const hit = cache.hit(req.url ?? '', h['accept-encoding']);
+    if (hit === undefined || hit.route.free || !key.scopes.includes(hit.route.scope)) return false;
     const d = sync.consume(`key:${key.id}`, key);
     if (!d.allowed) return false;
 
