@@ -157,15 +157,16 @@ function newestMtimeMs(dir: string): number {
 }
 
 /**
- * Makes dist/ current for the compiled API children: when dist/cli/main.js is missing or older
- * than any file under src/, runs the server part of `npm run build` (`tsc -p tsconfig.build.json`;
- * the dashboard bundle and the client package are not needed to serve the API). Returns whether
- * it built.
+ * Makes dist/ current for the compiled API children: when dist/bundle/main.js (what
+ * bin/gamba-analytics.js runs) is missing or older than any file under src/, runs the server part
+ * of `npm run build` (`tsc -p tsconfig.build.json`, then scripts/bundle-cli.js; the dashboard and
+ * the client package are not needed to serve the API). Returns whether it built.
  */
 export function ensureBuilt(log: (m: string) => void): boolean {
-  const main = join(ROOT, 'dist', 'cli', 'main.js');
+  const main = join(ROOT, 'dist', 'bundle', 'main.js');
   if (existsSync(main) && statSync(main).mtimeMs >= newestMtimeMs(join(ROOT, 'src'))) return false;
-  log('dist/ is missing or older than src/: building it (tsc -p tsconfig.build.json)…');
+  log('dist/ is missing or older than src/: building it (tsc -p tsconfig.build.json, scripts/bundle-cli.js)…');
   execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+  execFileSync(process.execPath, [join(ROOT, 'scripts', 'bundle-cli.js')], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
   return true;
 }

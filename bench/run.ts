@@ -281,7 +281,7 @@ function markdown(): string {
   out.push(`# Gamba Analytics benchmark — ${result.startedAt}`, '');
   const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');
   out.push(`Machine: ${result.machine.cpus} CPUs, Node ${result.machine.node}, load average at start ${load(result.machine.loadavg)}${result.machine.loadavgEnd ? `, at the end ${load(result.machine.loadavgEnd)}` : ''}.`);
-  out.push(`API server children: ${result.apiRuntime === 'dist' ? 'the compiled CLI (`node bin/gamba-analytics.js serve`, dist/: as `npm start`)' : 'the CLI from sources under tsx (`--api-tsx`)'}${f.apiNodeFlags.length ? `, node ${f.apiNodeFlags.join(' ')}` : ''}.`);
+  out.push(`API server children: ${result.apiRuntime === 'dist' ? 'the compiled CLI (`node bin/gamba-analytics.js serve`, dist/bundle/: as `npm start`)' : 'the CLI from sources under tsx (`--api-tsx`)'}${f.apiNodeFlags.length ? `, node ${f.apiNodeFlags.join(' ')}` : ''}.`);
   if (d) {
     const cache = d.pageCache === 'read' ? ' Read once into the OS page cache before measuring.' : d.pageCache === 'too large' ? ' Larger than half the memory: not read into the OS page cache.' : d.pageCache === 'cold' ? ' Not read into the OS page cache first (--cold-page-cache).' : '';
     out.push(`Dataset: ${d.games.toLocaleString('en-US')} games (${d.events.toLocaleString('en-US')} events), ${d.store}, ${mb(d.sizeBytes)} MB on disk, ${d.reused ? 'reused' : `built in ${d.buildSeconds.toFixed(0)} s`} — ${d.source}.${cache}`);

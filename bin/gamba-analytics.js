@@ -1,12 +1,13 @@
 #!/usr/bin/env node
-// Thin launcher: the CLI is compiled to dist/ by `npm run build` (run by `prepare` on `npm ci`
-// when the dev dependencies are installed; a packed release ships dist/).
+// Thin launcher: the CLI is compiled to dist/ and bundled into dist/bundle/ by `npm run build`
+// (run by `prepare` on `npm ci` when the dev dependencies are installed; a packed release ships
+// dist/). The bundle is what runs: docs/architecture.md "Build".
 import { existsSync } from 'node:fs';
 
-const entry = new URL('../dist/cli/main.js', import.meta.url);
+const entry = new URL('../dist/bundle/main.js', import.meta.url);
 if (!existsSync(entry)) {
   console.error(
-    'gamba-analytics is not built: dist/ is missing. Run `npm ci` (it builds with the dev dependencies) or `npm run build`; ' +
+    'gamba-analytics is not built: dist/ is missing (no dist/bundle/main.js). Run `npm ci` (it builds with the dev dependencies) or `npm run build`; ' +
       'to install without dev dependencies use a packed release (docs/deployment.md "Installing for production").',
   );
   process.exit(1);

@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command } from 'commander';
+import { packageRoot } from '../core/index.js';
 import { registerIndex } from './commands/index-cmd.js';
 import { registerKeys } from './commands/keys.js';
 import { registerRollups } from './commands/rollups.js';
@@ -7,12 +9,9 @@ import { registerServe } from './commands/serve.js';
 import { registerSimulate } from './commands/simulate.js';
 import { registerVerify } from './commands/verify.js';
 
-/**
- * The package version from package.json: two folders up from this module both when it runs
- * compiled (dist/cli/main.js) and from source (src/cli/main.ts).
- */
+/** The package version from package.json (core/package-root.ts: from src/, dist/ or dist/bundle/). */
 function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const pkg = JSON.parse(readFileSync(join(packageRoot(import.meta.url), 'package.json'), 'utf8')) as { version: string };
   return pkg.version;
 }
 

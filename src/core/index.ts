@@ -6,6 +6,7 @@ export { type Logger, createLogger, silentLogger, REDACT_PATHS } from './logger.
 export { type Metrics, createMetrics } from './metrics.js';
 export { type Shutdown, createShutdown } from './shutdown.js';
 export { type Common, createCommon } from './common.js';
+export { packageRoot } from './package-root.js';
 export * from './time.js';
 export * from './u64.js';
 export * from './zoned.js';

@@ -2,8 +2,10 @@
  * The production install (docs/deployment.md "Installing for production"), done as an operator
  * would: `npm pack` a copy of this checkout (the release tarball: dist/ built by `prepare`, the
  * lockfile as npm-shrinkwrap.json), unpack it in an empty directory, `npm ci --omit=dev` there
- * (no TypeScript compiler, no pino-pretty), then run the installed CLI: `--version`,
- * `serve --no-indexer` on a fresh SQLite store answering `GET /health`, SIGTERM → exit 0.
+ * (no TypeScript compiler, no pino-pretty), then run the installed CLI (the bundle in
+ * dist/bundle/, docs/architecture.md "Build"): `--version`, `keys create`, `serve --no-indexer` on
+ * a fresh SQLite store answering `GET /health`, a keyed query (read by the reader threads), the
+ * dashboard's page and the docs UI, SIGTERM → exit 0.
  * Slow by nature (a real install: better-sqlite3 compiles), so it runs once, in the sqlite project.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -87,7 +89,7 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 describe('production install from the packed release', () => {
   test('the tarball ships the compiled CLI and the lockfile, not the sources or tests', () => {
     const paths = packedPaths;
-    for (const p of ['package.json', 'bin/gamba-analytics.js', 'dist/cli/main.js', 'dist/store/migrate.js', 'npm-shrinkwrap.json', 'LICENSE', 'README.md']) {
+    for (const p of ['package.json', 'bin/gamba-analytics.js', 'dist/bundle/main.js', 'dist/bundle/worker.js', 'dist/dashboard/index.html', 'dist/cli/main.js', 'dist/store/migrate.js', 'npm-shrinkwrap.json', 'LICENSE', 'README.md']) {
       expect(paths, p).toContain(p);
     }
     expect(paths.filter((p) => /^(src|test|bench|soak)\//.test(p) || p.endsWith('.map'))).toEqual([]);
@@ -110,8 +112,11 @@ describe('production install from the packed release', () => {
     expect(r.out.trim()).toBe(VERSION);
   });
 
-  test('serve --no-indexer on a fresh SQLite store answers /health 200, logs JSON, exits 0 on SIGTERM', async () => {
+  test('serve --no-indexer on a fresh SQLite store answers /health 200, a keyed query, the dashboard and the docs, logs JSON, exits 0 on SIGTERM', async () => {
     const env = childEnv({ PORT: '0', HOST: '127.0.0.1', DATABASE_URL: `sqlite:${join(tmp, 'store', 'gamba.db')}`, LOG_LEVEL: 'info' });
+    const created = await run(process.execPath, [join(app, 'bin/gamba-analytics.js'), 'keys', 'create', '--name', 'install', '--tier', 'standard', '--json'], app, env);
+    expectOk('keys create', created);
+    const key = (JSON.parse(created.out.trim().split('\n').pop()!) as { key: string }).key;
     const child: ChildProcess = spawn(process.execPath, [join(app, 'bin/gamba-analytics.js'), 'serve', '--no-indexer'], { cwd: app, env });
     let out = '';
     child.stdout!.on('data', (c) => (out += String(c)));
@@ -129,6 +134,15 @@ describe('production install from the packed release', () => {
       const res = await fetch(`${url}/health`);
       expect(res.status).toBe(200);
       expect(await res.json()).toEqual({ status: 'ok' });
+      // Store reads run in the reader threads, started from dist/bundle/worker.js.
+      const stats = await fetch(`${url}/stats`, { headers: { 'X-API-Key': key } });
+      expect(stats.status).toBe(200);
+      expect(await stats.json()).toMatchObject({ plays: 0 });
+      // The dashboard's files are found from the bundle (core/package-root.ts).
+      const page = await fetch(`${url}/`, { headers: { Accept: 'text/html' } });
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('/dashboard/app.js');
+      expect((await fetch(`${url}/docs`)).status).toBe(200);
       // Without pino-pretty the log lines are JSON (the banner lines are plain text by design).
       const logLines = out.split('\n').filter((l) => l.startsWith('{'));
       expect(logLines.map((l) => (JSON.parse(l) as { msg: string }).msg)).toContain('API listening');

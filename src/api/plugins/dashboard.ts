@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { packageRoot } from '../../core/index.js';
 
 /**
  * The web dashboard (docs/design.md §12 "Dashboard"), served by the API process itself:
@@ -21,8 +21,8 @@ export const DASHBOARD_CSP = "default-src 'self'; script-src 'self'; style-src '
 /** URL prefix of the dashboard's static files. */
 export const DASHBOARD_PREFIX = '/dashboard/';
 
-/** Where `npm run build` writes the bundle: `<package>/dist/dashboard` (this file is `src/api/plugins/…` or `dist/api/plugins/…`). */
-export const DEFAULT_DASHBOARD_ROOT = fileURLToPath(new URL('../../../dist/dashboard/', import.meta.url));
+/** Where `npm run build` writes the dashboard's files: `<package>/dist/dashboard` (core/package-root.ts finds the package from src/, dist/ or dist/bundle/). */
+export const DEFAULT_DASHBOARD_ROOT = join(packageRoot(import.meta.url), 'dist', 'dashboard');
 
 /** The JSON answer of `GET /` for API clients: where the documentation, the OpenAPI document and the dashboard are (paths on this host). */
 export const ROOT_INDEX = Object.freeze({

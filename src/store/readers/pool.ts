@@ -36,7 +36,7 @@ export interface ReaderPoolOptions extends ReaderSettings {
   logger: Logger;
 }
 
-/** The worker entry next to this module: `worker.js` in dist/, `worker.ts` (through tsx) when running from sources. */
+/** The worker entry next to this module: `worker.js` in dist/bundle/ (or dist/store/readers/), `worker.ts` (through tsx) when running from sources. */
 function workerEntry(): { filename: string; execArgv?: string[] } {
   const fromSource = import.meta.url.endsWith('.ts');
   const filename = new URL(`./worker.${fromSource ? 'ts' : 'js'}`, import.meta.url).href;
