@@ -18,8 +18,21 @@ const READ_BUDGET = 50_000;
 /** Players asked per random-access query (bound parameters stay far below both engines' limits). */
 const RANDOM_CHUNK = 500;
 
+/** Most players of a random-access query read by primary-key searches rather than a scan of the lists' sort indexes (sortValues). */
+const KEY_SEARCH_MAX = 64;
+
 /** Relative slack on the threshold: sums of doubles added in another order differ by a few ulps. */
 const SLACK = 1e-9;
+
+/**
+ * Rows of the all-time list read (sorted access) before topWindow gives it up for the window's own
+ * lists: the all-time bound is tight for windows of weeks or more and loose for a few days
+ * (docs/design.md §7 "Top-N over a window's parts").
+ */
+const ALLTIME_BUDGET = 512;
+
+/** Fewest lists (whole blocks and edge days) a window has before topWindow tries the all-time list first. */
+const ALLTIME_MIN_LISTS = 8;
 
 /** A window of an unfiltered leaderboard: its whole blocks, edge days and raw cut days (as common.ts windowSource). */
 interface WindowParts {
@@ -114,11 +127,19 @@ async function sortValues(db: Kysely<Database>, w: WindowParts, players: string[
   const v = sql.raw(src.column);
   const values = new Map<string, number[]>(players.map((p) => [p, []]));
   for (let i = 0; i < players.length; i += RANDOM_CHUNK) {
-    const ps = list(players.slice(i, i + RANDOM_CHUNK));
+    // Few players: `plays` is read too, though unused. It is not in the lists' sort indexes (block or
+    // day, value, player), so SQLite, which keeps no table statistics, then searches the primary key
+    // (block or day, player) once per player instead of scanning each block's or day's whole sort
+    // index (32 players over 40 lists at 1M games: 11.5 → 3.0 ms). For many players the scan of the
+    // covering index is the cheaper one, and SQLite picks it (docs/benchmarks.md "Top-N by the all-time bound").
+    const chunk = players.slice(i, i + RANDOM_CHUNK);
+    const ps = list(chunk);
+    const bySearch = chunk.length <= KEY_SEARCH_MAX;
+    const extra = bySearch ? sql`, plays` : sql``;
     const parts: RawBuilder<unknown>[] = [];
-    if (w.blocks.length) parts.push(sql`select player, ${v} as v from ${sql.raw(src.block)} where block in ${list(w.blocks)} ${src.where} and player in ${ps}`);
-    if (w.days.length) parts.push(sql`select player, ${v} as v from ${sql.raw(src.day)} where day in ${list(w.days)} ${src.where} and player in ${ps}`);
-    for (const r of w.raw) parts.push(sql`select player, ${v} as v from games where day = ${r.day} and time_ms >= ${r.from} and time_ms < ${r.to} ${src.where} and player in ${ps}`);
+    if (w.blocks.length) parts.push(sql`select player, ${v} as v ${extra} from ${sql.raw(src.block)} where block in ${list(w.blocks)} ${src.where} and player in ${ps}`);
+    if (w.days.length) parts.push(sql`select player, ${v} as v ${extra} from ${sql.raw(src.day)} where day in ${list(w.days)} ${src.where} and player in ${ps}`);
+    for (const r of w.raw) parts.push(sql`select player, ${v} as v ${bySearch ? sql`, 1 as plays` : sql``} from games where day = ${r.day} and time_ms >= ${r.from} and time_ms < ${r.to} ${src.where} and player in ${ps}`);
     const rows = await sql<{ player: string; v: unknown }>`${sql.join(parts, sql` union all `)}`.execute(db);
     for (const r of rows.rows) values.get(String(r.player))?.push(num(r.v));
   }
@@ -146,6 +167,28 @@ function rollupList(db: Kysely<Database>, spec: TopSpec, unit: 'block' | 'day', 
       const after = last === null ? sql`` : sql`and ${v} <= ${last.v} and (${v} < ${last.v} or player > ${last.player})`;
       const r = await sql<{ player: string; v: unknown }>`select player, ${v} as v from ${sql.raw(src[unit])}
         where ${sql.raw(unit)} = ${n} ${src.where} ${after} order by ${v} desc, player asc limit ${size}`.execute(db);
+      const rows = r.rows.map((x) => ({ player: String(x.player), v: num(x.v) }));
+      if (rows.length > 0) last = rows[rows.length - 1]!;
+      return rows;
+    },
+  };
+}
+
+/**
+ * The all-time leaderboard by USD volume as a sorted list: ru_user (or ru_user_c with a creator)
+ * in the order of its sort index (migration 0004: `usd_wager desc, player`), continued by keyset.
+ * Wagers are never negative, so a player's USD volume in any window is at most its all-time one:
+ * read in this order, the list bounds every player not yet read, as thresholdTopN needs.
+ */
+function allTimeVolumeList(db: Kysely<Database>, spec: TopSpec): SortedList {
+  const table = sql.raw(spec.creator === undefined ? 'ru_user' : 'ru_user_c');
+  const where = spec.creator === undefined ? sql`` : sql`and creator = ${spec.creator}`;
+  let last: { player: string; v: number } | null = null;
+  return {
+    async next(size) {
+      const after = last === null ? sql`` : sql`and usd_wager <= ${last.v} and (usd_wager < ${last.v} or player > ${last.player})`;
+      const r = await sql<{ player: string; v: unknown }>`select player, usd_wager as v from ${table}
+        where 1=1 ${where} ${after} order by usd_wager desc, player asc limit ${size}`.execute(db);
       const rows = r.rows.map((x) => ({ player: String(x.player), v: num(x.v) }));
       if (rows.length > 0) last = rows[rows.length - 1]!;
       return rows;
@@ -214,17 +257,25 @@ export async function thresholdTopN<R extends Ranked>(
   }
 }
 
+/** Which lists topWindow reads: chosen by the window (undefined), or one forced (tests compare both with a brute force). */
+export type TopWindowMethod = 'alltime' | 'parts';
+
 /**
  * GET /players sorted by usd_volume or usd_profit over a window, without token or pool filter, of
  * every player or of one creator (docs/design.md §7 "Top-N over a window's parts"): the first
  * `depth` rows after the keyset position `after` (sk, then player; from the start when absent),
  * ordered sk desc then player asc, and the window's player count. Rows are the summing path's
  * grouped rows (player, every game rollup column) with the sort column (usd_wager or usd_profit)
- * = sk = the player's sum, added order-independently (sortValues). Method: thresholdTopN over the
- * window's parts — every whole 32-day block (ru_block_user, or ru_block_user_c with a creator) and
- * every edge day (ru_day_user / ru_day_user_c) a list read in the sort column's order (indexes of
- * migrations 0014 and 0017), each cut day one more list: by USD volume its whole day's list (an
- * upper bound of the cut part, exact by random access), by USD profit its raw games grouped once.
+ * = sk = the player's sum, added order-independently (sortValues). Method: thresholdTopN, with
+ * random access to the window's parts, over one of two sets of sorted lists:
+ * - `alltime` (USD volume only, tried first when the window has at least ALLTIME_MIN_LISTS whole
+ *   blocks and edge days): the all-time leaderboard alone (allTimeVolumeList), whose values bound
+ *   every unread player's window volume; given up past ALLTIME_BUDGET rows;
+ * - `parts`: every whole 32-day block (ru_block_user, or ru_block_user_c with a creator) and
+ *   every edge day (ru_day_user / ru_day_user_c) a list read in the sort column's order (indexes
+ *   of migrations 0014 and 0017), each cut day one more list: by USD volume its whole day's list
+ *   (an upper bound of the cut part, exact by random access), by USD profit its raw games grouped
+ *   once.
  * Returns undefined — the caller takes the summing path — when the window holds no whole UTC day,
  * has at most 4 × depth players, or the lists would need more than READ_BUDGET rows.
  */
@@ -236,12 +287,27 @@ export async function topWindow(
   endTime: number | undefined,
   depth: number,
   after?: { sk: number; player: string },
+  method?: TopWindowMethod,
 ): Promise<{ rows: Record<string, unknown>[]; total: number } | undefined> {
   const w = await windowParts(db, startTime, endTime);
   // Rollup lists to read: a window inside one or two UTC days sums its raw games instead.
   if (!w || w.blocks.length + w.days.length === 0) return undefined;
   const total = await playersIn(db, spec, startTime, endTime);
   if (total <= 4 * depth) return undefined;
+  const src = source(spec);
+  const lookup = (ps: string[]) => sortValues(db, w, ps, spec);
+  const keep = after === undefined ? undefined : (r: Ranked) => r.sk < after.sk || (r.sk === after.sk && r.player > after.player);
+  const allTime = spec.sortBy === 'usd_volume' && (method === 'alltime' || (method === undefined && w.blocks.length + w.days.length >= ALLTIME_MIN_LISTS));
+  let top = allTime ? await thresholdTopN([allTimeVolumeList(db, spec)], lookup, depth, ALLTIME_BUDGET, undefined, keep) : undefined;
+  if (!top && method !== 'alltime') top = await thresholdTopN(await partLists(db, spec, w), lookup, depth, READ_BUDGET, undefined, keep);
+  if (!top) return undefined;
+  // The page's rows as the summing path groups them, with the order-independent sum as the sort column and sk.
+  const rows = new Map((await randomAccess(db, a, w, top.map((t) => t.player), spec)).map((r) => [String(r.player), r]));
+  return { rows: top.map((t) => ({ ...rows.get(t.player), player: t.player, [src.column]: t.sk, sk: t.sk })), total };
+}
+
+/** The `parts` lists of topWindow: one per whole block and edge day, and one per cut day. */
+async function partLists(db: Kysely<Database>, spec: TopSpec, w: WindowParts): Promise<SortedList[]> {
   const src = source(spec);
   const lists: SortedList[] = [...w.blocks.map((n) => rollupList(db, spec, 'block', n)), ...w.days.map((n) => rollupList(db, spec, 'day', n))];
   for (const r of w.raw) {
@@ -259,11 +325,5 @@ export async function topWindow(
     let pos = 0;
     lists.push({ next: async (size) => rows.slice(pos, (pos += size)) });
   }
-  const lookup = (ps: string[]) => sortValues(db, w, ps, spec);
-  const keep = after === undefined ? undefined : (r: Ranked) => r.sk < after.sk || (r.sk === after.sk && r.player > after.player);
-  const top = await thresholdTopN(lists, lookup, depth, READ_BUDGET, undefined, keep);
-  if (!top) return undefined;
-  // The page's rows as the summing path groups them, with the order-independent sum as the sort column and sk.
-  const rows = new Map((await randomAccess(db, a, w, top.map((t) => t.player), spec)).map((r) => [String(r.player), r]));
-  return { rows: top.map((t) => ({ ...rows.get(t.player), player: t.player, [src.column]: t.sk, sk: t.sk })), total };
+  return lists;
 }
