@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MS_PER_DAY, MS_PER_HOUR } from '../../src/core/index.js';
+import { BLOCK_DAYS } from '../../src/store/rollups/definitions.js';
 import { expectJson } from '../helpers/compare.js';
 import { setupContract, type Contract } from '../helpers/contract-world.js';
 import { biggestWins, houseEdgeAll, lpSeries, lpStateBefore, poolReturns, type EdgeFilter, type GroupBy, type HouseWorld } from '../helpers/house-oracle.js';
@@ -40,6 +41,7 @@ function filters(): [string, EdgeFilter][] {
 /** Windows: all time, open-ended, whole and cut days, shorter than a day, endTime alone. */
 function windows(): [string, { startTime?: number; endTime?: number }][] {
   const now = c.fixture.nowMs;
+  const block = Math.floor(now / MS_PER_DAY / BLOCK_DAYS);
   return [
     ['all time', {}],
     ['last 10 days', { startTime: now - 10 * MS_PER_DAY }],
@@ -47,6 +49,10 @@ function windows(): [string, { startTime?: number; endTime?: number }][] {
     ['whole days', { startTime: Math.floor(now / MS_PER_DAY - 20) * MS_PER_DAY, endTime: Math.floor(now / MS_PER_DAY - 2) * MS_PER_DAY }],
     ['9 hours', { startTime: now - 30 * MS_PER_HOUR, endTime: now - 21 * MS_PER_HOUR }],
     ['endTime only', { endTime: now - 60 * MS_PER_DAY }],
+    // Edges covering most of their 32-day blocks: each read as the whole block minus the block's
+    // other days (common.ts dayAndBlockParts, BLOCK_COMPLEMENT_GAIN), 30 and 29 days against 2 and 3.
+    ['block complements', { startTime: ((block - 3) * BLOCK_DAYS + 2) * MS_PER_DAY + 5 * MS_PER_HOUR + 11, endTime: ((block - 1) * BLOCK_DAYS + 29) * MS_PER_DAY + 3 * MS_PER_HOUR }],
+    ['block complement, open', { startTime: ((block - 5) * BLOCK_DAYS + 1) * MS_PER_DAY + 20 * MS_PER_HOUR }],
   ];
 }
 

@@ -100,8 +100,12 @@ async function runEveryRead(): Promise<void> {
   }
   // Long windows by USD volume or profit, of every player or one creator: the early-stopping top-N
   // (docs/design.md §7 "Top-N over a window's parts") reads each whole block's and edge day's
-  // players in the sort key's order (migrations 0014 and 0017), open and closed windows.
-  for (const [startTime, endTime] of [[now - 200 * 86_400_000 - 5_000, undefined], [now - 300 * 86_400_000 + 7_000, now - 90 * 86_400_000 - 3_000]] as const) {
+  // players in the sort key's order (migrations 0014 and 0017), open and closed windows; by USD
+  // volume the long ones read the all-time leaderboard instead, and a window of one block and a few
+  // days (fewer than 8 lists) the block's and days' lists.
+  const block = Math.floor(now / 86_400_000 / 32) - 2;
+  const fewLists = [(block * 32 - 2) * 86_400_000 + 5_000, ((block + 1) * 32 + 3) * 86_400_000 - 3_000] as const;
+  for (const [startTime, endTime] of [[now - 200 * 86_400_000 - 5_000, undefined], [now - 300 * 86_400_000 + 7_000, now - 90 * 86_400_000 - 3_000], fewLists] as const) {
     for (const sortBy of ['usd_volume', 'usd_profit'] as const) {
       for (const creator of [undefined, f.creators[0]]) {
         const top = await q.players({ sortBy, creator, limit: 3, offset: 0, startTime, endTime });

@@ -9,7 +9,8 @@ import { type KeyKind, positionValues } from './keyset.js';
 /**
  * GET /house-edge and GET /house-edge/wins (docs/design.md §10). A window [startTime, endTime)
  * reads the rollup rows of the 32-day blocks wholly inside it, of the UTC days left at their edges
- * (common.ts blockSpans, migration 0013) and the raw games of the days it cuts (each part bounded
+ * (common.ts blockSpans, migration 0013; without a player, an edge covering most of its block as
+ * that block minus its other days, common.ts dayAndBlockParts) and the raw games of the days it cuts (each part bounded
  * by one day of games; without a player, a cut day mostly inside the window is its ru_day_game
  * rows minus the raw games of the part left out, so at most half a day of games is read):
  * - without a player (filter or grouping): ru_block_game and ru_day_game (block or day × game kind
@@ -90,7 +91,10 @@ export async function houseEdge(db: Kysely<Database>, q: HouseEdgeQuery): Promis
     // Grouped by player or token with neither a creator nor a pool (no such column read): the blocks per player × token.
     const narrow = (q.groupBy === 'player' || q.groupBy === 'token') && q.creator === undefined && q.pool === undefined;
     const blockTable = !byPlayer ? 'ru_block_game' : narrow ? 'ru_block_user_t' : 'ru_block_daily';
-    if (days) parts.push(...dayAndBlockParts(byPlayer ? 'ru_daily' : 'ru_day_game', blockTable, sql`${cols}, ${sums}`, days[0], days[1], filterSql(f)));
+    // Without players, an edge span covering most of its block is that block minus its other days
+    // (common.ts dayAndBlockParts); per player a block row set costs several days' rows, so not there.
+    const negatedSums = sql.raw(EDGE_SUMS.map((c) => `-${c} as ${c}`).join(', '));
+    if (days) parts.push(...dayAndBlockParts(byPlayer ? 'ru_daily' : 'ru_day_game', blockTable, sql`${cols}, ${sums}`, days[0], days[1], filterSql(f), byPlayer ? undefined : sql`${cols}, ${negatedSums}`));
     for (const [from, to] of raw) {
       // A cut day mostly inside the window, without players: its ru_day_game rows minus the raw
       // games of the part left out (under half a day), summed in the same statement (one snapshot).
