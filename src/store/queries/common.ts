@@ -82,6 +82,27 @@ export function listedSpans(first: number, end: number): { blocks: number[]; day
   return { blocks: blocks ? values(blocks[0]!, blocks[1]!) : [], days: days.flatMap(([from, to]) => values(from!, to!)) };
 }
 
+/**
+ * listedSpans for sums read by key searches (block or day, then a key such as a player): an edge
+ * span longer than half its block is listed as that block (in `blocks`) and the block's other days
+ * (in `minusDays`, to subtract), since a block row costs one search like a day row. Sums only:
+ * max/min columns cannot be subtracted. `days` are the edge days still read as days.
+ */
+export function listedSpansWithComplements(first: number, end: number): { blocks: number[]; days: number[]; minusDays: number[] } {
+  const { blocks, days } = blockSpans(first, end);
+  const values = (from: number, to: number): number[] => Array.from({ length: Math.max(0, to - from) }, (_, i) => from + i);
+  const out = { blocks: blocks ? values(blocks[0]!, blocks[1]!) : [], days: [] as number[], minusDays: [] as number[] };
+  for (const [from, to] of days) {
+    const block = Math.floor(from! / BLOCK_DAYS);
+    const outside: [number, number] = from! === block * BLOCK_DAYS ? [to!, (block + 1) * BLOCK_DAYS] : [block * BLOCK_DAYS, from!];
+    if (blocks && to! - from! > outside[1] - outside[0] + 1) {
+      out.blocks.push(block);
+      out.minusDays.push(...values(outside[0], outside[1]));
+    } else out.days.push(...values(from!, to!));
+  }
+  return out;
+}
+
 /** The newest UTC day holding a stored game (day number; one seek on ru_day_user's key), or undefined for an empty store. */
 export async function newestDay(db: Kysely<Database>): Promise<number | undefined> {
   const d = (await sql<{ d: unknown }>`select max(day) as d from ru_day_user`.execute(db)).rows[0]?.d;

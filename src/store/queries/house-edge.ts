@@ -3,7 +3,7 @@ import { MS_PER_DAY } from '../../core/index.js';
 import type { Database } from '../schema.js';
 import { GAME_SUM_OF_ROW, type GameSumColumn } from '../rollups/definitions.js';
 import type { BiggestWin, BiggestWinsQuery, HouseEdgeGroupBy, HouseEdgeQuery, HouseEdgeResult } from '../types-house.js';
-import { big, coversHistory, dayAndBlockParts, filterSql, joinHiLoRow, listedSpans, num } from './common.js';
+import { big, coversHistory, dayAndBlockParts, filterSql, joinHiLoRow, listedSpans, listedSpansWithComplements, num } from './common.js';
 import { type KeyKind, positionValues } from './keyset.js';
 
 /**
@@ -179,9 +179,14 @@ async function playersPage(db: Kysely<Database>, q: HouseEdgeQuery): Promise<Raw
   const sums = sql.raw(EDGE_SUMS.join(', '));
   const ofRow = sql.raw(EDGE_SUMS.map((c) => (GAME_SUM_OF_ROW[c] === c ? c : `${GAME_SUM_OF_ROW[c]} as ${c}`)).join(', '));
   const parts: RawBuilder<unknown>[] = [];
-  if (spans.blocks.length > 0) parts.push(sql`select player, token, ${sums} from ru_block_user_t where block >= ${spans.blocks[0]} and block <= ${spans.blocks[spans.blocks.length - 1]} and player in (${players})`);
-  // The edge days as a list, so both engines seek (day, player) pairs.
-  if (spans.days.length > 0) parts.push(sql`select player, token, ${sums} from ru_day_user_t where day in (${sql.join(spans.days)}) and player in (${players})`);
+  // The page's sums by key search, (block or day, player) pairs listed by value so both engines seek
+  // them: an edge span longer than half its block is that block minus the block's other days
+  // (common.ts listedSpansWithComplements). The candidates above stay the window's exact players.
+  const keyed = days ? listedSpansWithComplements(days[0]!, days[1]!) : { blocks: [], days: [], minusDays: [] };
+  const negated = sql.raw(EDGE_SUMS.map((c) => `-${c} as ${c}`).join(', '));
+  if (keyed.blocks.length > 0) parts.push(sql`select player, token, ${sums} from ru_block_user_t where block in (${sql.join(keyed.blocks)}) and player in (${players})`);
+  if (keyed.days.length > 0) parts.push(sql`select player, token, ${sums} from ru_day_user_t where day in (${sql.join(keyed.days)}) and player in (${players})`);
+  if (keyed.minusDays.length > 0) parts.push(sql`select player, token, ${negated} from ru_day_user_t where day in (${sql.join(keyed.minusDays)}) and player in (${players})`);
   for (const [t0, t1] of raw) parts.push(sql`select player, token, ${ofRow} from games where player in (${players}) ${timeRange(t0, t1)}`);
   return sql.join(parts, sql` union all `);
 }
