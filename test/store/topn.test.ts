@@ -5,8 +5,9 @@
  * the stored raw games (Σ usd_wager per player in the window, descending, ties by player address
  * ascending), including ties constructed at the N-th position (a player's games cloned to two other
  * addresses, one sorting before it and one after); the method itself is checked to answer (not
- * fall back) for most windows, and to give the same rows as the summing path; by USD volume both
- * sets of sorted lists (the all-time leaderboard as a bound, the window's parts) are checked alone.
+ * fall back) for most windows, and to give the same rows as the summing path; each of its methods
+ * (the all-time leaderboard as a bound by USD volume, the scan of every part, the threshold
+ * algorithm over the window's parts) is checked alone.
  */
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
@@ -181,6 +182,7 @@ describe.each(testDialects())('windowed USD volume and profit top-N, all players
       for (const [spec, windows] of specs) {
         let answered = 0;
         let allTimeAnswered = 0;
+        let scanAnswered = 0;
         let tieCases = 0;
         let cases = 0;
         for (let i = 0; i < windows; i++) {
@@ -216,12 +218,13 @@ describe.each(testDialects())('windowed USD volume and profit top-N, all players
             expect(got.next === null, label(limit, offset)).toBe(offset + limit >= want.length);
             // The method itself (not the summing fallback) over the same window: as chosen, and by
             // USD volume each set of lists forced (the all-time bound, the window's parts).
-            const methods: (TopWindowMethod | undefined)[] = spec.sortBy === 'usd_volume' ? [undefined, 'alltime', 'parts'] : [undefined];
+            const methods: (TopWindowMethod | undefined)[] = spec.sortBy === 'usd_volume' ? [undefined, 'alltime', 'scan', 'parts'] : [undefined, 'scan', 'parts'];
             for (const m of methods) {
               const top = await topWindow(db, a, spec, start, end, offset + limit + 1, undefined, m);
               if (!top) continue;
               if (m === undefined) answered++;
               if (m === 'alltime') allTimeAnswered++;
+              if (m === 'scan') scanAnswered++;
               expect(top.total).toBe(want.length);
               expect(top.rows.map((r: Record<string, unknown>) => String(r.player)), `${label(limit, offset)} ${m ?? 'chosen'}`).toEqual(want.slice(0, offset + limit + 1).map((w) => w.player));
               for (const r of top.rows) {
@@ -241,6 +244,8 @@ describe.each(testDialects())('windowed USD volume and profit top-N, all players
         // all-time bound answers most of them on its own.
         expect(answered, JSON.stringify(spec)).toBeGreaterThan(cases / 2);
         if (spec.sortBy === 'usd_volume') expect(allTimeAnswered, JSON.stringify(spec)).toBeGreaterThan(cases / 2);
+        // The scan answers every window the method takes (its lists are far below its row cap here).
+        expect(scanAnswered, JSON.stringify(spec)).toBe(answered);
       }
       // Falls back (undefined) for a window without a whole UTC day and for a depth near the window's players.
       const lastDay = Math.floor(t1 / MS_PER_DAY) * MS_PER_DAY;

@@ -34,6 +34,12 @@ const ALLTIME_BUDGET = 512;
 /** Fewest lists (whole blocks and edge days) a window has before topWindow tries the all-time list first. */
 const ALLTIME_MIN_LISTS = 8;
 
+/**
+ * Most rows the `scan` method of topWindow reads (every list row of one creator's window) before it
+ * leaves the window to the threshold algorithm.
+ */
+const SCAN_MAX_ROWS = 30_000;
+
 /** A window of an unfiltered leaderboard: its whole blocks, edge days and raw cut days (as common.ts windowSource). */
 interface WindowParts {
   blocks: number[];
@@ -257,8 +263,40 @@ export async function thresholdTopN<R extends Ranked>(
   }
 }
 
-/** Which lists topWindow reads: chosen by the window (undefined), or one forced (tests compare both with a brute force). */
-export type TopWindowMethod = 'alltime' | 'parts';
+/** How topWindow ranks: chosen by the window (undefined), or one method forced (tests compare each with a brute force). */
+export type TopWindowMethod = 'scan' | 'alltime' | 'parts';
+
+/**
+ * The `scan` method of topWindow: every row of the window's parts (whole blocks, edge days, the cut
+ * days' raw games) read once, in index order (the lists' covering sort indexes), with each
+ * player's values summed as sortValues sums them (ascending, so the same doubles make the same
+ * total), then ranked. Exact, and for one creator's window cheaper than the rounds of the
+ * threshold algorithm, each of which reads every list again for its new players. Returns
+ * undefined past SCAN_MAX_ROWS rows.
+ */
+async function scanTop(db: Kysely<Database>, w: WindowParts, spec: TopSpec, depth: number, keep: (r: Ranked) => boolean): Promise<Ranked[] | undefined> {
+  const src = source(spec);
+  const v = sql.raw(src.column);
+  const parts: RawBuilder<unknown>[] = [];
+  if (w.blocks.length) parts.push(sql`select player, ${v} as v from ${sql.raw(src.block)} where block in ${list(w.blocks)} ${src.where}`);
+  if (w.days.length) parts.push(sql`select player, ${v} as v from ${sql.raw(src.day)} where day in ${list(w.days)} ${src.where}`);
+  for (const r of w.raw) parts.push(sql`select player, ${v} as v from games where day = ${r.day} and time_ms >= ${r.from} and time_ms < ${r.to} ${src.where}`);
+  const rows = await sql<{ player: string; v: unknown }>`select player, v from (${sql.join(parts, sql` union all `)}) u limit ${SCAN_MAX_ROWS + 1}`.execute(db);
+  if (rows.rows.length > SCAN_MAX_ROWS) return undefined;
+  const values = new Map<string, number[]>();
+  for (const r of rows.rows) {
+    const player = String(r.player);
+    let vs = values.get(player);
+    if (!vs) values.set(player, (vs = []));
+    vs.push(num(r.v));
+  }
+  const ranked: Ranked[] = [];
+  for (const [player, vs] of values) {
+    const r = { player, sk: vs.sort((x, y) => x - y).reduce((t, x) => t + x, 0) };
+    if (keep(r)) ranked.push(r);
+  }
+  return ranked.sort(byRank).slice(0, depth);
+}
 
 /**
  * GET /players sorted by usd_volume or usd_profit over a window, without token or pool filter, of
@@ -266,13 +304,17 @@ export type TopWindowMethod = 'alltime' | 'parts';
  * `depth` rows after the keyset position `after` (sk, then player; from the start when absent),
  * ordered sk desc then player asc, and the window's player count. Rows are the summing path's
  * grouped rows (player, every game rollup column) with the sort column (usd_wager or usd_profit)
- * = sk = the player's sum, added order-independently (sortValues). Method: thresholdTopN, with
- * random access to the window's parts, over one of two sets of sorted lists:
- * - `alltime` (USD volume only, tried first when the window has at least ALLTIME_MIN_LISTS whole
- *   blocks and edge days): the all-time leaderboard alone (allTimeVolumeList), whose values bound
- *   every unread player's window volume; given up past ALLTIME_BUDGET rows;
- * - `parts`: every whole 32-day block (ru_block_user, or ru_block_user_c with a creator) and
- *   every edge day (ru_day_user / ru_day_user_c) a list read in the sort column's order (indexes
+ * = sk = the player's sum, added order-independently (sortValues). Methods, in this order, the
+ * first that answers:
+ * - `alltime` (USD volume only, when the window has at least ALLTIME_MIN_LISTS whole blocks and
+ *   edge days): thresholdTopN over the all-time leaderboard alone (allTimeVolumeList), whose values
+ *   bound every unread player's window volume, with random access to the window's parts; given up
+ *   past ALLTIME_BUDGET rows;
+ * - `scan` (one creator's window): every row of the window's parts ranked at once (scanTop), up
+ *   to SCAN_MAX_ROWS rows;
+ * - `parts`: thresholdTopN with random access over the window's own lists: every whole 32-day
+ *   block (ru_block_user, or ru_block_user_c with a creator) and every edge day (ru_day_user /
+ *   ru_day_user_c) a list read in the sort column's order (indexes
  *   of migrations 0014 and 0017), each cut day one more list: by USD volume its whole day's list
  *   (an upper bound of the cut part, exact by random access), by USD profit its raw games grouped
  *   once.
@@ -299,7 +341,9 @@ export async function topWindow(
   const keep = after === undefined ? undefined : (r: Ranked) => r.sk < after.sk || (r.sk === after.sk && r.player > after.player);
   const allTime = spec.sortBy === 'usd_volume' && (method === 'alltime' || (method === undefined && w.blocks.length + w.days.length >= ALLTIME_MIN_LISTS));
   let top = allTime ? await thresholdTopN([allTimeVolumeList(db, spec)], lookup, depth, ALLTIME_BUDGET, undefined, keep) : undefined;
-  if (!top && method !== 'alltime') top = await thresholdTopN(await partLists(db, spec, w), lookup, depth, READ_BUDGET, undefined, keep);
+  const scan = method === 'scan' || (method === undefined && spec.creator !== undefined);
+  if (!top && scan) top = await scanTop(db, w, spec, depth, keep ?? (() => true));
+  if (!top && (method === undefined || method === 'parts')) top = await thresholdTopN(await partLists(db, spec, w), lookup, depth, READ_BUDGET, undefined, keep);
   if (!top) return undefined;
   // The page's rows as the summing path groups them, with the order-independent sum as the sort column and sk.
   const rows = new Map((await randomAccess(db, a, w, top.map((t) => t.player), spec)).map((r) => [String(r.player), r]));
