@@ -14,6 +14,16 @@ import { big, extremeOfRow, filterSql, num, QUARTER_OF, type GameFilter } from '
  * most its days, 46 hour rows, 6 quarter rows and two slices of games shorter than 15 minutes,
  * whatever the history; a range whose ends are on quarter hours (the buckets of every time
  * zone) reads no raw game.
+ *
+ * When only additive sums are asked for (no max/min column), a range may instead be read as the
+ * whole UTC days between the UTC midnights nearest its ends, plus the part before the first one
+ * or minus the part after it, at each end (`cutAround`): a Berlin day [D−1 22:00Z, D 22:00Z) is
+ * day D + hours [D−1 22:00Z, D 00:00Z) − hours [D 22:00Z, D+1 00:00Z), 5 rows instead of 24.
+ * Each range takes whichever cut reads fewer rows.
+ *
+ * Hours and quarter hours in long runs of contiguous keys (an hour series) are scanned row by
+ * row; shorter spans (the edges of day and week buckets) are summed per span and group in SQL,
+ * each distinct span once: the hours one bucket subtracts are those the next one adds.
  */
 
 /** The rollups a range reads: one filter shape (all games, one creator, one pool), optionally grouped by creator. */
@@ -31,18 +41,24 @@ export type RangeColumn = GameSumColumn | ExtremeColumn;
 /** Sums of one range (and group): u64 halves as bigint, counts, USD and ms as numbers. */
 export type RangeSums = Partial<Record<RangeColumn, number | bigint>>;
 
-/** A part of a range: [lo, hi) in its unit (day numbers, or ms for hours, quarter hours and raw slices) and the index of its range. */
+/**
+ * A part of a range: [lo, hi) in its unit (day numbers, or Unix ms for hours, quarter hours and
+ * raw slices), the index of its range, and whether its sums are added to the range's (1) or
+ * subtracted from them (−1, cutAround).
+ */
 export interface Piece {
   lo: number;
   hi: number;
   range: number;
+  sign: 1 | -1;
 }
 
 /**
- * Cuts [from, to) into whole UTC days, whole hours, whole quarter hours and sub-quarter slices
- * (ms bounds; days as day numbers, hours as hour_ms, quarters as quarter_ms).
+ * Cuts [from, to) (Unix ms) into whole UTC days, whole hours, whole quarter hours and sub-quarter
+ * slices, pushed as pieces of `range` with `sign` (days as day numbers, hours as hour_ms, quarters
+ * as quarter_ms, slices as ms bounds).
  */
-export function cut(from: number, to: number, range: number, days: Piece[], hours: Piece[], quarters: Piece[], raw: Piece[]): void {
+export function cut(from: number, to: number, range: number, days: Piece[], hours: Piece[], quarters: Piece[], raw: Piece[], sign: 1 | -1 = 1): void {
   /** [a, b) into its whole units of `unit` ms (pushed to `into`) and the edges left over (passed to `rest`). */
   const split = (a: number, b: number, unit: number, into: Piece[], rest: (a: number, b: number) => void): void => {
     if (a >= b) return;
@@ -50,11 +66,11 @@ export function cut(from: number, to: number, range: number, days: Piece[], hour
     const u1 = Math.floor(b / unit) * unit;
     if (u0 >= u1) return rest(a, b);
     rest(a, u0);
-    into.push({ lo: u0, hi: u1, range });
+    into.push({ lo: u0, hi: u1, range, sign });
     rest(u1, b);
   };
   const rawOf = (a: number, b: number): void => {
-    if (a < b) raw.push({ lo: a, hi: b, range });
+    if (a < b) raw.push({ lo: a, hi: b, range, sign });
   };
   const quartersOf = (a: number, b: number): void => split(a, b, MS_PER_QUARTER, quarters, rawOf);
   const hoursOf = (a: number, b: number): void => split(a, b, MS_PER_HOUR, hours, quartersOf);
@@ -62,8 +78,59 @@ export function cut(from: number, to: number, range: number, days: Piece[], hour
   const d1 = Math.floor(to / MS_PER_DAY);
   if (d0 >= d1) return hoursOf(from, to);
   hoursOf(from, d0 * MS_PER_DAY);
-  days.push({ lo: d0, hi: d1, range });
+  days.push({ lo: d0, hi: d1, range, sign });
   hoursOf(d1 * MS_PER_DAY, to);
+}
+
+/** What a raw slice costs against one rollup row when choosing a cut: its own statement part and a time-index scan. */
+const RAW_SLICE_ROWS = 4;
+
+/**
+ * Rows `cut` reads for [a, b) (Unix ms) split at multiples of `unit` (day, hour, quarter hour, in
+ * that order): its whole units, then the edges at the next unit down; a raw slice counts RAW_SLICE_ROWS.
+ */
+function rowsOf(a: number, b: number, unit: number = MS_PER_DAY): number {
+  if (a >= b) return 0;
+  if (unit < MS_PER_QUARTER) return RAW_SLICE_ROWS;
+  const next = unit === MS_PER_DAY ? MS_PER_HOUR : unit === MS_PER_HOUR ? MS_PER_QUARTER : 0;
+  const u0 = Math.ceil(a / unit) * unit;
+  const u1 = Math.floor(b / unit) * unit;
+  if (u0 >= u1) return rowsOf(a, b, next);
+  return (u1 - u0) / unit + rowsOf(a, u0, next) + rowsOf(u1, b, next);
+}
+
+/**
+ * Cuts [from, to) (Unix ms) as the whole UTC days [first, end) between a UTC midnight at or next to
+ * each end, with at each end the part between the end and that midnight added (a midnight inside
+ * the range) or subtracted (a midnight outside it); each part is cut as `cut` does, with sign 1 or
+ * −1. Only for additive sums: a subtracted part's max or min cannot be taken back. Of the
+ * midnights on either side of each end, those reading the fewest rows are taken; when the plain
+ * cut reads no more (a range inside one day, an hour bucket, a range with ends near midnight), it
+ * is `cut` itself. A Berlin day [D−1 22:00Z, D 22:00Z): day D, + [D−1 22:00Z, D 00:00Z), −
+ * [D 22:00Z, D+1 00:00Z).
+ */
+export function cutAround(from: number, to: number, range: number, days: Piece[], hours: Piece[], quarters: Piece[], raw: Piece[]): void {
+  if (from >= to) return;
+  let best = rowsOf(from, to);
+  let pick: [number, number] | undefined;
+  const firsts = [Math.floor(from / MS_PER_DAY), Math.ceil(from / MS_PER_DAY)];
+  const ends = [Math.floor(to / MS_PER_DAY), Math.ceil(to / MS_PER_DAY)];
+  for (const first of firsts) {
+    for (const end of ends) {
+      if (first > end) continue;
+      // Days [first, end), then each end's part: between `from` and the first midnight, and between `to` and the last.
+      const cost = end - first + rowsOf(Math.min(from, first * MS_PER_DAY), Math.max(from, first * MS_PER_DAY)) + rowsOf(Math.min(to, end * MS_PER_DAY), Math.max(to, end * MS_PER_DAY));
+      if (cost < best) [best, pick] = [cost, [first, end]];
+    }
+  }
+  if (!pick) return cut(from, to, range, days, hours, quarters, raw);
+  const [first, end] = pick;
+  if (first < end) days.push({ lo: first, hi: end, range, sign: 1 });
+  // A midnight after `from` adds [from, midnight); one before it subtracts [midnight, from). The same at `to`, mirrored.
+  if (first * MS_PER_DAY > from) cut(from, first * MS_PER_DAY, range, days, hours, quarters, raw, 1);
+  else cut(first * MS_PER_DAY, from, range, days, hours, quarters, raw, -1);
+  if (end * MS_PER_DAY < to) cut(end * MS_PER_DAY, to, range, days, hours, quarters, raw, 1);
+  else cut(to, end * MS_PER_DAY, range, days, hours, quarters, raw, -1);
 }
 
 /** Runs of pieces (sorted by lo) merged across gaps of at most `gap`, to read each run with one range scan. */
@@ -78,44 +145,106 @@ function runs(pieces: Piece[], gap: number): [number, number][] {
   return out;
 }
 
-/** The range a row keyed `k` belongs to (pieces sorted by lo, disjoint), or −1 when no piece holds it (a gap of a merged run). */
-function rangeOf(sorted: Piece[], k: number): number {
-  let lo = 0;
-  let hi = sorted.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const p = sorted[mid]!;
-    if (k < p.lo) hi = mid - 1;
-    else if (k >= p.hi) lo = mid + 1;
-    else return p.range;
+/** Where a rollup row counts: each (range, sign) of the pieces holding its key. */
+type Members = Map<number, { range: number; sign: 1 | -1 }[]>;
+
+/** The keys of `pieces` (every `unit` from lo to hi: day numbers with unit 1, Unix ms with MS_PER_HOUR or MS_PER_QUARTER) and where each counts. */
+function membersOf(pieces: Piece[], unit: number): Members {
+  const m: Members = new Map();
+  for (const p of pieces) {
+    for (let k = p.lo; k < p.hi; k += unit) {
+      let e = m.get(k);
+      if (!e) m.set(k, (e = []));
+      e.push({ range: p.range, sign: p.sign });
+    }
   }
-  return -1;
+  return m;
 }
+
+/** Contiguous keys at least this many are read with one range scan, row by row. */
+const RUN_KEYS = 16;
+
+/**
+ * The pieces (hours or quarter hours, unit `unit` ms) to read row by row: those in a run of
+ * RUN_KEYS or more contiguous keys of all the pieces (an hour series, whose buckets tile the
+ * hours), with those runs as ranges [k0, k1). The others (a day series' edges: up to 12 hours
+ * at each of its buckets' ends, cutAround) are summed per piece in SQL: a range scan across their
+ * days would read all 24 hours, and a row per hour costs more than the sum of a few.
+ */
+function rowPieces(pieces: Piece[], unit: number): { runs: [number, number][]; inRuns: Piece[]; summed: Piece[] } {
+  // Pieces by start, merged into the maximal spans of contiguous keys they cover.
+  const sorted = [...pieces].sort((x, y) => x.lo - y.lo);
+  const runs: [number, number][] = [];
+  const inRuns: Piece[] = [];
+  const summed: Piece[] = [];
+  for (let i = 0; i < sorted.length; ) {
+    let hi = sorted[i]!.hi;
+    let j = i + 1;
+    while (j < sorted.length && sorted[j]!.lo <= hi) hi = Math.max(hi, sorted[j++]!.hi);
+    const lo = sorted[i]!.lo;
+    if (hi - lo >= RUN_KEYS * unit) {
+      runs.push([lo, hi]);
+      for (let x = i; x < j; x++) inRuns.push(sorted[x]!);
+    } else for (let x = i; x < j; x++) summed.push(sorted[x]!);
+    i = j;
+  }
+  return { runs, inRuns, summed };
+}
+
+/**
+ * Pieces summed in SQL per statement (a `union all` of range sums). The last statement is padded
+ * to this many by repeating its last piece (whose extra rows are dropped), so the statement text
+ * is one and stays in the statement cache.
+ */
+const PIECES_PER_STATEMENT = 32;
 
 const isExtreme = (c: RangeColumn): c is ExtremeColumn => c in EXTREMES;
 
-function addRow(into: RangeSums, r: Record<string, unknown>, columns: readonly RangeColumn[]): void {
-  if (num(r.plays) === 0 && r.plays !== undefined) return;
-  for (const c of columns) {
-    if (isExtreme(c)) {
-      const v = num(r[c]);
-      const cur = into[c] as number | undefined;
-      into[c] = cur === undefined ? v : EXTREMES[c].merge === 'max' ? Math.max(cur, v) : Math.min(cur, v);
-    } else if (GAME_SUMS[c] === 'u64') into[c] = ((into[c] as bigint | undefined) ?? 0n) + big(r[c]);
-    else into[c] = ((into[c] as number | undefined) ?? 0) + num(r[c]);
+/** How a column merges: added as a bigint (u64 halves) or a number (counts, USD), or max/min. */
+type Merge = 'u64' | 'add' | 'max' | 'min';
+const mergeOf = (c: RangeColumn): Merge => (isExtreme(c) ? EXTREMES[c].merge : GAME_SUMS[c] === 'u64' ? 'u64' : 'add');
+
+/**
+ * A range's USD sum read with subtractions is kept when what it subtracted is at most this many
+ * times the sum (or 1 USD, if more): a double's rounding error grows with the magnitudes added
+ * and subtracted, so a small sum left by subtracting a large one (a whale's game in a subtracted
+ * hour) would carry the large one's error. 1024 × 2^-53 keeps the added error near 1e-13 of the
+ * sum; a range over it is read again with the plain cut.
+ */
+const MAX_SUBTRACTED_RATIO = 1024;
+
+/** Adds one row's values (`values[i]` of `columns[i]`, bigint for u64 halves) to `into`, or subtracts them (sign −1; sums only). */
+function addValues(into: RangeSums, columns: readonly RangeColumn[], merges: readonly Merge[], values: readonly (number | bigint)[], sign: 1 | -1): void {
+  for (let i = 0; i < columns.length; i++) {
+    const c = columns[i]!;
+    const v = values[i]!;
+    const cur = into[c];
+    switch (merges[i]) {
+      case 'u64':
+        into[c] = ((cur as bigint | undefined) ?? 0n) + (sign === 1 ? (v as bigint) : -(v as bigint));
+        break;
+      case 'add':
+        into[c] = ((cur as number | undefined) ?? 0) + sign * (v as number);
+        break;
+      case 'max':
+        into[c] = cur === undefined ? v : Math.max(cur as number, v as number);
+        break;
+      case 'min':
+        into[c] = cur === undefined ? v : Math.min(cur as number, v as number);
+    }
   }
 }
-
-/** Quarter-hour keys listed per statement (bound parameters: well under SQLite's 32,766 and PostgreSQL's 65,535). */
-const QUARTERS_PER_STATEMENT = 500;
 
 /** Raw rows aggregated per slice in SQL; at most this many slices per statement. */
 const SLICES_PER_STATEMENT = 64;
 
 /**
- * Sums of `columns` (always including `plays`) per range [from, to) of `ranges` (disjoint, in any
- * order), per creator with `byCreator` (key '' otherwise). Returns one Map per range; a group
- * with no game in a range is absent.
+ * Sums of `columns` (always including `plays`) per range [from, to) of `ranges` (Unix ms,
+ * disjoint, in any order), per creator with `byCreator` (key '' otherwise). Returns one Map per
+ * range (group → sums: u64 halves as bigint, counts, USD and ms as numbers); a group with no game
+ * in a range is absent. Without max/min columns each range is cut by `cutAround` (the hours an
+ * end subtracts are read once for every range that needs them; a range whose USD sums subtract
+ * more than MAX_SUBTRACTED_RATIO times what is left is read again with `cut`); with one, by `cut`.
  */
 export async function rangeSums(
   db: Kysely<Database>,
@@ -124,61 +253,115 @@ export async function rangeSums(
   ranges: readonly { from: number; to: number }[],
   columns: readonly RangeColumn[],
 ): Promise<Map<string, RangeSums>[]> {
+  const { out, again } = await sumsOf(db, a, src, ranges, columns, !columns.some(isExtreme));
+  if (again.length > 0) {
+    const plain = await sumsOf(db, a, src, again.map((i) => ranges[i]!), columns, false);
+    again.forEach((i, j) => (out[i] = plain.out[j]!));
+  }
+  return out;
+}
+
+/** rangeSums with each range cut by `cutAround` (`around`) or `cut`; `again`: the ranges to read again with `cut` (MAX_SUBTRACTED_RATIO). */
+async function sumsOf(
+  db: Kysely<Database>,
+  a: DialectAdapter,
+  src: RangeSource,
+  ranges: readonly { from: number; to: number }[],
+  columns: readonly RangeColumn[],
+  around: boolean,
+): Promise<{ out: Map<string, RangeSums>[]; again: number[] }> {
   const cols: RangeColumn[] = columns.includes('plays') ? [...columns] : ['plays', ...columns];
+  const merges = cols.map(mergeOf);
+  const usd = cols.flatMap((c, i) => (!isExtreme(c) && GAME_SUMS[c] === 'usd' ? [i] : []));
   const out = ranges.map(() => new Map<string, RangeSums>());
+  /** Per range and group: Σ |value| of each USD column (in `usd` order) over the rows subtracted. */
+  const subtracted = ranges.map(() => new Map<string, number[]>());
   const days: Piece[] = [];
   const hours: Piece[] = [];
   const quarters: Piece[] = [];
   const raw: Piece[] = [];
   ranges.forEach((r, i) => {
-    if (r.from < r.to) cut(r.from, r.to, i, days, hours, quarters, raw);
+    if (r.from < r.to) (around ? cutAround : cut)(r.from, r.to, i, days, hours, quarters, raw);
   });
   const group = src.byCreator ? sql`creator` : sql`''`;
   const agg = sql.raw(cols.map((c) => `${isExtreme(c) ? EXTREMES[c].merge : 'sum'}(${c}) as ${c}`).join(', '));
   const f = filterSql(src.filter);
-  const take = (rows: Record<string, unknown>[], pieces: Piece[], keyOf: (r: Record<string, unknown>) => number | undefined): void => {
-    for (const r of rows) {
-      const k = keyOf(r);
-      const i = k === undefined ? -1 : rangeOf(pieces, k);
-      if (i < 0) continue;
-      const g = String(r.g);
-      const m = out[i]!;
+  /** Adds a row (its group `g` and the columns) to the sums of each (range, sign) it counts for; a row without games adds nothing. */
+  const add = (r: Record<string, unknown>, where: readonly { range: number; sign: 1 | -1 }[]): void => {
+    if (num(r.plays) === 0) return;
+    const values = cols.map((c, i) => (merges[i] === 'u64' ? big(r[c]) : num(r[c])));
+    const g = String(r.g);
+    for (const { range, sign } of where) {
+      const m = out[range]!;
       let s = m.get(g);
       if (!s) m.set(g, (s = {}));
-      addRow(s, r, cols);
+      addValues(s, cols, merges, values, sign);
+      if (sign === -1 && usd.length > 0) {
+        const sub = subtracted[range]!;
+        const mags = sub.get(g) ?? usd.map(() => 0);
+        usd.forEach((c, j) => (mags[j]! += Math.abs(values[c] as number)));
+        sub.set(g, mags);
+      }
+    }
+  };
+  const take = (rows: Record<string, unknown>[], members: Members): void => {
+    for (const r of rows) {
+      const where = members.get(num(r.k));
+      if (where) add(r, where);
     }
   };
 
   // Whole days: one scan per run of days (a gap of a few cut days is read and dropped). One
   // piece of days (a window's whole days) is summed per group in SQL: its rows need no day.
-  const daySorted = [...days].sort((x, y) => x.lo - y.lo);
   if (days.length === 1) {
+    const p = days[0]!;
     const res = await sql<Record<string, unknown>>`select ${group} as g, ${agg} from ${sql.raw(src.day)}
-      where day >= ${days[0]!.lo} and day < ${days[0]!.hi} ${f} group by g`.execute(db);
-    take(res.rows, daySorted, () => days[0]!.lo);
-  } else for (const [d0, d1] of runs(days, 7)) {
-    const res = await sql<Record<string, unknown>>`select day, ${group} as g, ${agg} from ${sql.raw(src.day)}
-      where day >= ${d0} and day < ${d1} ${f} group by day, g`.execute(db);
-    // A run spans several days: each day row is assigned to its piece.
-    take(res.rows, daySorted, (r) => num(r.day));
+      where day >= ${p.lo} and day < ${p.hi} ${f} group by g`.execute(db);
+    for (const r of res.rows) add(r, [p]);
+  } else if (days.length > 1) {
+    const dayMembers = membersOf(days, 1);
+    for (const [d0, d1] of runs(days, 7)) {
+      const res = await sql<Record<string, unknown>>`select day as k, ${group} as g, ${agg} from ${sql.raw(src.day)}
+        where day >= ${d0} and day < ${d1} ${f} group by day, g`.execute(db);
+      take(res.rows, dayMembers);
+    }
   }
-  // Whole hours: one scan per run (runs merge across gaps of up to two days).
-  const hourSorted = [...hours].sort((x, y) => x.lo - y.lo);
-  for (const [h0, h1] of runs(hours, 2 * MS_PER_DAY)) {
-    const res = await sql<Record<string, unknown>>`select hour_ms, ${group} as g, ${agg} from ${sql.raw(src.hour)}
-      where hour_ms >= ${h0} and hour_ms < ${h1} ${f} group by hour_ms, g`.execute(db);
-    take(res.rows, hourSorted, (r) => num(r.hour_ms));
-  }
-  // Whole quarter hours, from the quarter-hour rollup of the same shape: listed by value (a range
-  // has at most 7, at its ends), not scanned as runs. A day series in a half-hour zone needs 4
-  // quarter rows a day, and a run across its days would read all 96.
-  const quarterSorted = [...quarters].sort((x, y) => x.lo - y.lo);
-  const quarterKeys = quarterSorted.flatMap((p) => Array.from({ length: (p.hi - p.lo) / MS_PER_QUARTER }, (_, i) => p.lo + i * MS_PER_QUARTER));
-  for (let i = 0; i < quarterKeys.length; i += QUARTERS_PER_STATEMENT) {
-    const keys = quarterKeys.slice(i, i + QUARTERS_PER_STATEMENT);
-    const res = await sql<Record<string, unknown>>`select quarter_ms, ${group} as g, ${agg} from ${sql.raw(QUARTER_OF[src.hour])}
-      where quarter_ms in (${sql.join(keys)}) ${f} group by quarter_ms, g`.execute(db);
-    take(res.rows, quarterSorted, (r) => num(r.quarter_ms));
+  // Whole hours, then whole quarter hours (the quarter-hour rollup of the same shape). Runs of
+  // contiguous keys are scanned row by row; other pieces are summed per piece and group in SQL,
+  // each distinct [lo, hi) once however many ranges add or subtract it.
+  for (const [table, key, pieces, unit] of [
+    [src.hour, 'hour_ms', hours, MS_PER_HOUR],
+    [QUARTER_OF[src.hour], 'quarter_ms', quarters, MS_PER_QUARTER],
+  ] as const) {
+    if (pieces.length === 0) continue;
+    const k = sql.raw(key);
+    const { runs: spans, inRuns, summed } = rowPieces(pieces, unit);
+    const members = membersOf(inRuns, unit);
+    for (const [k0, k1] of spans) {
+      const res = await sql<Record<string, unknown>>`select ${k} as k, ${group} as g, ${agg} from ${sql.raw(table)}
+        where ${k} >= ${k0} and ${k} < ${k1} ${f} group by ${k}, g`.execute(db);
+      take(res.rows, members);
+    }
+    const distinct = new Map<string, { lo: number; hi: number; where: { range: number; sign: 1 | -1 }[] }>();
+    for (const p of summed) {
+      const id = `${p.lo} ${p.hi}`;
+      let d = distinct.get(id);
+      if (!d) distinct.set(id, (d = { lo: p.lo, hi: p.hi, where: [] }));
+      d.where.push({ range: p.range, sign: p.sign });
+    }
+    const list = [...distinct.values()];
+    for (let i = 0; i < list.length; i += PIECES_PER_STATEMENT) {
+      const chunk = list.slice(i, i + PIECES_PER_STATEMENT);
+      const parts = Array.from({ length: PIECES_PER_STATEMENT }, (_, j) => {
+        const p = chunk[Math.min(j, chunk.length - 1)]!;
+        return sql`select ${sql.lit(j)} as piece, ${group} as g, ${agg} from ${sql.raw(table)} where ${k} >= ${p.lo} and ${k} < ${p.hi} ${f} group by g`;
+      });
+      const res = await sql<Record<string, unknown>>`${sql.join(parts, sql` union all `)}`.execute(db);
+      for (const r of res.rows) {
+        const j = num(r.piece);
+        if (j < chunk.length) add(r, chunk[j]!.where);
+      }
+    }
   }
   // Sub-quarter slices: raw games on a time index ((creator|pool|…, time_ms) or (time_ms)), aggregated per slice.
   const ofRow = (c: RangeColumn): RawBuilder<unknown> =>
@@ -190,14 +373,18 @@ export async function rangeSums(
       (p, j) => sql`select ${sql.lit(j)} as slice, ${group} as g, ${rawAgg} from games where time_ms >= ${p.lo} and time_ms < ${p.hi} ${f} group by g`,
     );
     const res = await sql<Record<string, unknown>>`${sql.join(parts, sql` union all `)}`.execute(db);
-    for (const r of res.rows) {
-      const p = chunk[num(r.slice)]!;
-      const m = out[p.range]!;
-      const g = String(r.g);
-      let s = m.get(g);
-      if (!s) m.set(g, (s = {}));
-      addRow(s, r, cols);
-    }
+    for (const r of res.rows) add(r, [chunk[num(r.slice)]!]);
   }
-  return out;
+  // A group whose subtracted parts held all its games in a range has no game there; a range
+  // where a group's USD sum is small next to what was subtracted from it is read again.
+  const again: number[] = [];
+  out.forEach((m, i) => {
+    for (const [g, s] of m) if (num(s.plays) === 0) m.delete(g);
+    const far = [...subtracted[i]!].some(([g, mags]) => {
+      const s = m.get(g);
+      return s !== undefined && usd.some((c, j) => mags[j]! > MAX_SUBTRACTED_RATIO * Math.max(1, Math.abs(num(s[cols[c]!]))));
+    });
+    if (far) again.push(i);
+  });
+  return { out, again };
 }
