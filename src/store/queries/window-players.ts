@@ -15,9 +15,7 @@ import { counter, listedSpans, newestDay, num } from './common.js';
  * end). Then
  * - |W| = the ru_return_day / ru_return_block counts of those days whose prev_day < d+1 (each
  *   player counts on its first day of W only): a few rows per day and group, not per player;
- * - |(A ∪ B) \ W| = the edge days' players with no ru_active_day row in d+1 … e−1, where A is
- *   read from day d's per-player rollup rows with last_ms ≥ start and B from day e's with
- *   first_ms < end (a window inside one day reads its raw games).
+ * - |(A ∪ B) \ W| = the edge games' distinct players with no ru_active_day row in d+1 … e−1.
  * The cost follows the groups, the window's days and the edge days' games, not the players of
  * the whole days.
  */
@@ -27,29 +25,20 @@ export async function windowPlayers(db: Kysely<Database>, creators: readonly str
   const d = dayOf(start);
   const e = dayOf(end);
   if (e > d + 1) for (const [c, n] of await playersOfDays(db, creators, d + 1, e)) out.set(c, n);
-  // The edge players, as (group, player): every game belongs to ALL_CREATORS and to its creator.
+  // The edge games, as (group, player): every game belongs to ALL_CREATORS and to its creator.
   const all = creators.includes(ALL_CREATORS);
   const named = creators.filter((c) => c !== ALL_CREATORS);
+  const edges: [number, number][] = [[start, Math.min(end, (d + 1) * MS_PER_DAY)]];
+  if (e > d && end > e * MS_PER_DAY) edges.push([e * MS_PER_DAY, end]);
   const selects = [];
-  if (e === d) {
-    // Inside one UTC day: its raw games. `creator || ''` keeps the planner on g_time (time_ms,
-    // creator, player: migration 0018), read alone; an index on creator would fetch every game's row.
-    if (all) selects.push(sql`select ${sql.lit(ALL_CREATORS)} as creator, player from games where time_ms >= ${start} and time_ms < ${end}`);
-    if (named.length > 0) selects.push(sql`select creator, player from games where time_ms >= ${start} and time_ms < ${end} and (creator || '') in (${sql.join(named)})`);
-  } else {
-    // A player played in [start, end of day d) exactly when its last game of day d is at or after
-    // start, and in [start of day e, end) when its first game of day e is before end: the day's
-    // per-player rollup rows (ru_day_user, ru_day_user_c by creator; one row per player and day, so
-    // no game is read and no duplicate per game is sorted away).
-    const edges: [number, RawBuilder<unknown>][] = [[d, sql`last_ms >= ${start}`]];
-    if (end > e * MS_PER_DAY) edges.push([e, sql`first_ms < ${end}`]);
-    for (const [day, cond] of edges) {
-      if (all) selects.push(sql`select ${sql.lit(ALL_CREATORS)} as creator, player from ru_day_user where day = ${day} and ${cond}`);
-      if (named.length > 0) selects.push(sql`select creator, player from ru_day_user_c where day = ${day} and creator in (${sql.join(named)}) and ${cond}`);
-    }
+  for (const [from, to] of edges) {
+    if (all) selects.push(sql`select ${sql.lit(ALL_CREATORS)} as creator, player from games where time_ms >= ${from} and time_ms < ${to}`);
+    // `creator || ''` keeps the planner on g_time (time_ms, creator, player: migration 0018), read
+    // alone; an index on creator would fetch every game's row for its player.
+    if (named.length > 0) selects.push(sql`select creator, player from games where time_ms >= ${from} and time_ms < ${to} and (creator || '') in (${sql.join(named)})`);
   }
   const inWhole = e > d + 1 ? sql`and not exists (select 1 from ru_active_day s where s.creator = x.creator and s.player = x.player and s.day > ${d} and s.day < ${e})` : sql``;
-  // Distinct (group, player) first, so each edge player is looked up in ru_active_day once.
+  // Distinct (group, player) first, so each edge player is looked up in ru_active_day once, not once per game.
   const edge = await sql<{ creator: string; n: unknown }>`select x.creator, count(*) as n from (select distinct creator, player from (${sql.join(selects, sql` union all `)}) g) x
     where 1=1 ${inWhole} group by x.creator`.execute(db);
   for (const r of edge.rows) out.set(r.creator, (out.get(r.creator) ?? 0) + num(r.n));
