@@ -192,9 +192,11 @@ function rowPieces(pieces: Piece[], unit: number): { runs: [number, number][]; i
 }
 
 /**
- * Pieces summed in SQL per statement (a `union all` of range sums). The last statement is padded
- * to this many by repeating its last piece (whose extra rows are dropped), so the statement text
- * is one and stays in the statement cache.
+ * Most pieces summed in SQL per statement (a `union all` of range sums). A statement with fewer is
+ * padded to the next power of two by repeating its last piece (whose extra rows are dropped), so
+ * its text is one of six and stays in the statement cache, and it reads at most twice its pieces
+ * (padding every statement to 32 made a window's two or three edge pieces cost 32 range sums:
+ * /stats over a closed window 5.3 → 8.3 ms, docs/benchmarks.md).
  */
 const PIECES_PER_STATEMENT = 32;
 
@@ -352,7 +354,9 @@ async function sumsOf(
     const list = [...distinct.values()];
     for (let i = 0; i < list.length; i += PIECES_PER_STATEMENT) {
       const chunk = list.slice(i, i + PIECES_PER_STATEMENT);
-      const parts = Array.from({ length: PIECES_PER_STATEMENT }, (_, j) => {
+      // Padded to the next power of two: a handful of statement texts, at most twice the pieces read.
+      const padded = 2 ** Math.ceil(Math.log2(chunk.length));
+      const parts = Array.from({ length: padded }, (_, j) => {
         const p = chunk[Math.min(j, chunk.length - 1)]!;
         return sql`select ${sql.lit(j)} as piece, ${group} as g, ${agg} from ${sql.raw(table)} where ${k} >= ${p.lo} and ${k} < ${p.hi} ${f} group by g`;
       });
