@@ -114,9 +114,10 @@ export async function newestDay(db: Kysely<Database>): Promise<number | undefine
  * rollup (migration 0013): the whole blocks from `blockTable`, the edge days from `dayTable`, each
  * with `where` (` and …` filters) appended. Joined by the caller with union all.
  *
- * With `negated` (the same select list with every column but the group keys negated: sums only,
- * no max/min), an edge span that covers most of its block is read as that whole block minus the
- * block's other days (`negated` rows), when those are at least BLOCK_COMPLEMENT_GAIN days fewer:
+ * With `negated` (`select`: the same select list with every column but the group keys negated,
+ * sums only, no max/min; `lastDay`: the newest stored day), an edge span that covers most of its
+ * block is read as that whole block minus the block's other days (`negated` rows), when those are
+ * at least BLOCK_COMPLEMENT_GAIN stored days fewer:
  * a window's edges then read at most 16 day rows and one block row per key each instead of up to
  * 31 day rows. The caller sums the parts per group and drops groups whose plays sum to 0 (every
  * game of the block part lay outside the window).
@@ -128,7 +129,7 @@ export function dayAndBlockParts(
   first: number | undefined,
   end: number | undefined,
   where: RawBuilder<unknown>,
-  negated?: RawBuilder<unknown>,
+  negated?: { select: RawBuilder<unknown>; lastDay: number },
 ): RawBuilder<unknown>[] {
   const { blocks, days } = blockSpans(first, end);
   const parts: RawBuilder<unknown>[] = [];
@@ -139,9 +140,12 @@ export function dayAndBlockParts(
     const block = blocks && from !== undefined && to !== undefined ? Math.floor(from / BLOCK_DAYS) : undefined;
     if (negated && block !== undefined) {
       const outside: [number, number] = from! === block * BLOCK_DAYS ? [to!, (block + 1) * BLOCK_DAYS] : [block * BLOCK_DAYS, from!];
-      if (to! - from! - (outside[1] - outside[0]) >= BLOCK_COMPLEMENT_GAIN) {
+      // Days after the newest stored one hold no rows: an open window's span to the end of the
+      // current block costs only its past days.
+      const stored = (lo: number, hi: number): number => Math.max(0, Math.min(hi, negated.lastDay + 1) - lo);
+      if (stored(from!, to!) - stored(outside[0], outside[1]) >= BLOCK_COMPLEMENT_GAIN) {
         parts.push(sql`select ${select} from ${sql.raw(blockTable)} where block = ${block} ${where}`);
-        parts.push(sql`select ${negated} from ${sql.raw(dayTable)} where 1=1 ${rangeSql('day', outside)} ${where}`);
+        parts.push(sql`select ${negated.select} from ${sql.raw(dayTable)} where 1=1 ${rangeSql('day', outside)} ${where}`);
         continue;
       }
     }

@@ -3,7 +3,7 @@ import { MS_PER_DAY } from '../../core/index.js';
 import type { Database } from '../schema.js';
 import { GAME_SUM_OF_ROW, type GameSumColumn } from '../rollups/definitions.js';
 import type { BiggestWin, BiggestWinsQuery, HouseEdgeGroupBy, HouseEdgeQuery, HouseEdgeResult } from '../types-house.js';
-import { big, coversHistory, dayAndBlockParts, filterSql, joinHiLoRow, listedSpans, listedSpansWithComplements, num } from './common.js';
+import { big, coversHistory, dayAndBlockParts, filterSql, joinHiLoRow, listedSpans, listedSpansWithComplements, newestDay, num } from './common.js';
 import { type KeyKind, positionValues } from './keyset.js';
 
 /**
@@ -94,7 +94,9 @@ export async function houseEdge(db: Kysely<Database>, q: HouseEdgeQuery): Promis
     // Without players, an edge span covering most of its block is that block minus its other days
     // (common.ts dayAndBlockParts); per player a block row set costs several days' rows, so not there.
     const negatedSums = sql.raw(EDGE_SUMS.map((c) => `-${c} as ${c}`).join(', '));
-    if (days) parts.push(...dayAndBlockParts(byPlayer ? 'ru_daily' : 'ru_day_game', blockTable, sql`${cols}, ${sums}`, days[0], days[1], filterSql(f), byPlayer ? undefined : sql`${cols}, ${negatedSums}`));
+    const lastDay = days && !byPlayer ? await newestDay(db) : undefined;
+    const negated = lastDay === undefined ? undefined : { select: sql`${cols}, ${negatedSums}`, lastDay };
+    if (days) parts.push(...dayAndBlockParts(byPlayer ? 'ru_daily' : 'ru_day_game', blockTable, sql`${cols}, ${sums}`, days[0], days[1], filterSql(f), negated));
     for (const [from, to] of raw) {
       // A cut day mostly inside the window, without players: its ru_day_game rows minus the raw
       // games of the part left out (under half a day), summed in the same statement (one snapshot).
