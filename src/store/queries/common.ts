@@ -78,8 +78,20 @@ export function rangeSql(col: string, [from, to]: [number | undefined, number | 
  */
 export function listedSpans(first: number, end: number): { blocks: number[]; days: number[] } {
   const { blocks, days } = blockSpans(first, end);
-  const values = (from: number, to: number): number[] => Array.from({ length: Math.max(0, to - from) }, (_, i) => from + i);
-  return { blocks: blocks ? values(blocks[0]!, blocks[1]!) : [], days: days.flatMap(([from, to]) => values(from!, to!)) };
+  return { blocks: blocks ? integers(blocks[0]!, blocks[1]!) : [], days: days.flatMap(([from, to]) => integers(from!, to!)) };
+}
+
+/** The integers from, from + 1, … below `to` (block or day numbers). */
+const integers = (from: number, to: number): number[] => Array.from({ length: Math.max(0, to - from) }, (_, i) => from + i);
+
+/**
+ * The block of an edge span [from, to) of blockSpans (day numbers; a span lies in one block) and
+ * the block's days outside the span, [lo, hi): what a span read as "its block minus the rest"
+ * subtracts.
+ */
+function blockComplement(from: number, to: number): { block: number; outside: [number, number] } {
+  const block = Math.floor(from / BLOCK_DAYS);
+  return { block, outside: from === block * BLOCK_DAYS ? [to, (block + 1) * BLOCK_DAYS] : [block * BLOCK_DAYS, from] };
 }
 
 /**
@@ -90,15 +102,13 @@ export function listedSpans(first: number, end: number): { blocks: number[]; day
  */
 export function listedSpansWithComplements(first: number, end: number): { blocks: number[]; days: number[]; minusDays: number[] } {
   const { blocks, days } = blockSpans(first, end);
-  const values = (from: number, to: number): number[] => Array.from({ length: Math.max(0, to - from) }, (_, i) => from + i);
-  const out = { blocks: blocks ? values(blocks[0]!, blocks[1]!) : [], days: [] as number[], minusDays: [] as number[] };
+  const out = { blocks: blocks ? integers(blocks[0]!, blocks[1]!) : [], days: [] as number[], minusDays: [] as number[] };
   for (const [from, to] of days) {
-    const block = Math.floor(from! / BLOCK_DAYS);
-    const outside: [number, number] = from! === block * BLOCK_DAYS ? [to!, (block + 1) * BLOCK_DAYS] : [block * BLOCK_DAYS, from!];
+    const { block, outside } = blockComplement(from!, to!);
     if (blocks && to! - from! > outside[1] - outside[0] + 1) {
       out.blocks.push(block);
-      out.minusDays.push(...values(outside[0], outside[1]));
-    } else out.days.push(...values(from!, to!));
+      out.minusDays.push(...integers(outside[0], outside[1]));
+    } else out.days.push(...integers(from!, to!));
   }
   return out;
 }
@@ -136,14 +146,12 @@ export function dayAndBlockParts(
   if (blocks) parts.push(sql`select ${select} from ${sql.raw(blockTable)} where 1=1 ${rangeSql('block', blocks)} ${where}`);
   for (const r of days) {
     const [from, to] = r;
-    // An edge span lies in one block (blockSpans): the block's days outside it are its complement.
-    const block = blocks && from !== undefined && to !== undefined ? Math.floor(from / BLOCK_DAYS) : undefined;
-    if (negated && block !== undefined) {
-      const outside: [number, number] = from! === block * BLOCK_DAYS ? [to!, (block + 1) * BLOCK_DAYS] : [block * BLOCK_DAYS, from!];
+    if (negated && blocks && from !== undefined && to !== undefined) {
+      const { block, outside } = blockComplement(from, to);
       // Days after the newest stored one hold no rows: an open window's span to the end of the
       // current block costs only its past days.
       const stored = (lo: number, hi: number): number => Math.max(0, Math.min(hi, negated.lastDay + 1) - lo);
-      if (stored(from!, to!) - stored(outside[0], outside[1]) >= BLOCK_COMPLEMENT_GAIN) {
+      if (stored(from, to) - stored(outside[0], outside[1]) >= BLOCK_COMPLEMENT_GAIN) {
         parts.push(sql`select ${select} from ${sql.raw(blockTable)} where block = ${block} ${where}`);
         parts.push(sql`select ${negated.select} from ${sql.raw(dayTable)} where 1=1 ${rangeSql('day', outside)} ${where}`);
         continue;

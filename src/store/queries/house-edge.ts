@@ -44,6 +44,9 @@ export function houseEdgeKinds(groupBy: HouseEdgeGroupBy): KeyKind[] {
 /** The game sums a /house-edge row reads (rollups/definitions.ts GAME_SUMS). */
 const EDGE_SUMS = ['plays', 'wins', 'jackpots', 'jackpot_hi', 'jackpot_lo', 'wager_hi', 'wager_lo', 'payout_hi', 'payout_lo', 'expected_hi', 'expected_lo', 'usd_wager', 'usd_profit'] as const satisfies readonly GameSumColumn[];
 
+/** EDGE_SUMS of rollup rows negated: the rows a window subtracts (a block's days outside it). */
+const NEGATED_SUMS = sql.raw(EDGE_SUMS.map((c) => `-${c} as ${c}`).join(', '));
+
 /** Whole UTC days [firstDay, endDay) of a window and the raw time ranges it cuts (ms, end exclusive). */
 function splitWindow(start: number | undefined, end: number | undefined): { days: [number | undefined, number | undefined] | null; raw: [number | undefined, number | undefined][] } {
   const firstDay = start === undefined ? undefined : Math.ceil(start / MS_PER_DAY);
@@ -93,9 +96,8 @@ export async function houseEdge(db: Kysely<Database>, q: HouseEdgeQuery): Promis
     const blockTable = !byPlayer ? 'ru_block_game' : narrow ? 'ru_block_user_t' : 'ru_block_daily';
     // Without players, an edge span covering most of its block is that block minus its other days
     // (common.ts dayAndBlockParts); per player a block row set costs several days' rows, so not there.
-    const negatedSums = sql.raw(EDGE_SUMS.map((c) => `-${c} as ${c}`).join(', '));
     const lastDay = days && !byPlayer ? await newestDay(db) : undefined;
-    const negated = lastDay === undefined ? undefined : { select: sql`${cols}, ${negatedSums}`, lastDay };
+    const negated = lastDay === undefined ? undefined : { select: sql`${cols}, ${NEGATED_SUMS}`, lastDay };
     if (days) parts.push(...dayAndBlockParts(byPlayer ? 'ru_daily' : 'ru_day_game', blockTable, sql`${cols}, ${sums}`, days[0], days[1], filterSql(f), negated));
     for (const [from, to] of raw) {
       // A cut day mostly inside the window, without players: its ru_day_game rows minus the raw
@@ -185,10 +187,9 @@ async function playersPage(db: Kysely<Database>, q: HouseEdgeQuery): Promise<Raw
   // them: an edge span longer than half its block is that block minus the block's other days
   // (common.ts listedSpansWithComplements). The candidates above stay the window's exact players.
   const keyed = days ? listedSpansWithComplements(days[0]!, days[1]!) : { blocks: [], days: [], minusDays: [] };
-  const negated = sql.raw(EDGE_SUMS.map((c) => `-${c} as ${c}`).join(', '));
   if (keyed.blocks.length > 0) parts.push(sql`select player, token, ${sums} from ru_block_user_t where block in (${sql.join(keyed.blocks)}) and player in (${players})`);
   if (keyed.days.length > 0) parts.push(sql`select player, token, ${sums} from ru_day_user_t where day in (${sql.join(keyed.days)}) and player in (${players})`);
-  if (keyed.minusDays.length > 0) parts.push(sql`select player, token, ${negated} from ru_day_user_t where day in (${sql.join(keyed.minusDays)}) and player in (${players})`);
+  if (keyed.minusDays.length > 0) parts.push(sql`select player, token, ${NEGATED_SUMS} from ru_day_user_t where day in (${sql.join(keyed.minusDays)}) and player in (${players})`);
   for (const [t0, t1] of raw) parts.push(sql`select player, token, ${ofRow} from games where player in (${players}) ${timeRange(t0, t1)}`);
   return sql.join(parts, sql` union all `);
 }

@@ -122,35 +122,49 @@ async function randomAccess(db: Kysely<Database>, a: DialectAdapter, w: WindowPa
 }
 
 /**
- * Random access: each player's sort value (USD volume or profit) over the window's parts (their
- * rows by primary key, the cut days' raw games), summed in JS over the values sorted ascending —
- * the same doubles give the same sum whatever order the database returns them in, so equal rows
- * make exact ties (a GROUP BY's sum of doubles depends on the order its input arrives in).
- * Players with no game in the window are left out.
+ * A player's total of its part values, added in ascending order: the same doubles give the same
+ * sum whatever order the database returns them in, so equal rows make exact ties (a GROUP BY's sum
+ * of doubles depends on the order its input arrives in) and every method ranks by the same totals.
  */
-async function sortValues(db: Kysely<Database>, w: WindowParts, players: string[], spec: TopSpec): Promise<Ranked[]> {
+function orderFreeSum(values: number[]): number {
+  return values.sort((x, y) => x - y).reduce((s, v) => s + v, 0);
+}
+
+/**
+ * Selects of (player, sort value `v`) over the window's parts for `spec`: its whole blocks, edge
+ * days and the cut days' raw games, each restricted by `and` (` and player in …`, or nothing).
+ * With `keySearch`, `plays` is read too, though unused: it is not in the lists' sort indexes
+ * (block or day, value, player), so SQLite, which keeps no table statistics, searches the primary
+ * key (block or day, player) once per player instead of scanning each block's or day's whole sort
+ * index (32 players over 40 lists at 1M games: 11.5 → 3.0 ms). For many players, or every player,
+ * the scan of the covering index is the cheaper one, and SQLite picks it.
+ */
+function valueParts(w: WindowParts, spec: TopSpec, and: RawBuilder<unknown>, keySearch: boolean): RawBuilder<unknown>[] {
   const src = source(spec);
   const v = sql.raw(src.column);
+  const plays = keySearch ? sql`, plays` : sql``;
+  const parts: RawBuilder<unknown>[] = [];
+  if (w.blocks.length) parts.push(sql`select player, ${v} as v ${plays} from ${sql.raw(src.block)} where block in ${list(w.blocks)} ${src.where} ${and}`);
+  if (w.days.length) parts.push(sql`select player, ${v} as v ${plays} from ${sql.raw(src.day)} where day in ${list(w.days)} ${src.where} ${and}`);
+  for (const r of w.raw) parts.push(sql`select player, ${v} as v ${keySearch ? sql`, 1 as plays` : sql``} from games where day = ${r.day} and time_ms >= ${r.from} and time_ms < ${r.to} ${src.where} ${and}`);
+  return parts;
+}
+
+/**
+ * Random access: each player's sort value (USD volume or profit) over the window's parts (their
+ * rows by primary key, the cut days' raw games), summed by orderFreeSum. Players with no game in
+ * the window are left out.
+ */
+async function sortValues(db: Kysely<Database>, w: WindowParts, players: string[], spec: TopSpec): Promise<Ranked[]> {
   const values = new Map<string, number[]>(players.map((p) => [p, []]));
   for (let i = 0; i < players.length; i += RANDOM_CHUNK) {
-    // Few players: `plays` is read too, though unused. It is not in the lists' sort indexes (block or
-    // day, value, player), so SQLite, which keeps no table statistics, then searches the primary key
-    // (block or day, player) once per player instead of scanning each block's or day's whole sort
-    // index (32 players over 40 lists at 1M games: 11.5 → 3.0 ms). For many players the scan of the
-    // covering index is the cheaper one, and SQLite picks it (docs/benchmarks.md "Top-N by the all-time bound").
     const chunk = players.slice(i, i + RANDOM_CHUNK);
-    const ps = list(chunk);
-    const bySearch = chunk.length <= KEY_SEARCH_MAX;
-    const extra = bySearch ? sql`, plays` : sql``;
-    const parts: RawBuilder<unknown>[] = [];
-    if (w.blocks.length) parts.push(sql`select player, ${v} as v ${extra} from ${sql.raw(src.block)} where block in ${list(w.blocks)} ${src.where} and player in ${ps}`);
-    if (w.days.length) parts.push(sql`select player, ${v} as v ${extra} from ${sql.raw(src.day)} where day in ${list(w.days)} ${src.where} and player in ${ps}`);
-    for (const r of w.raw) parts.push(sql`select player, ${v} as v ${bySearch ? sql`, 1 as plays` : sql``} from games where day = ${r.day} and time_ms >= ${r.from} and time_ms < ${r.to} ${src.where} and player in ${ps}`);
+    const parts = valueParts(w, spec, sql`and player in ${list(chunk)}`, chunk.length <= KEY_SEARCH_MAX);
     const rows = await sql<{ player: string; v: unknown }>`${sql.join(parts, sql` union all `)}`.execute(db);
     for (const r of rows.rows) values.get(String(r.player))?.push(num(r.v));
   }
   // A player without a row has no game in the window (a cut day's list names the whole day's players): not ranked.
-  return players.filter((player) => values.get(player)!.length > 0).map((player) => ({ player, sk: values.get(player)!.sort((x, y) => x - y).reduce((s, v) => s + v, 0) }));
+  return players.filter((player) => values.get(player)!.length > 0).map((player) => ({ player, sk: orderFreeSum(values.get(player)!) }));
 }
 
 /**
@@ -163,16 +177,19 @@ async function playersIn(db: Kysely<Database>, spec: TopSpec, startTime: number 
   return (await windowPlayers(db, [group], startTime ?? 0, endTime)).get(group) ?? 0;
 }
 
-/** A block's or a day's players as a sorted list (indexes of migrations 0014 and 0017), continued from the last row read by keyset. */
-function rollupList(db: Kysely<Database>, spec: TopSpec, unit: 'block' | 'day', n: number): SortedList {
-  const src = source(spec);
-  const v = sql.raw(src.column);
+/**
+ * Rows of `table` matching `where` (` and …`) as a sorted list: (player, `column`) best first, ties
+ * by player ascending, continued by keyset from the last row read. The ORDER BY is the text of the
+ * table's sort index (`column desc, player`), so each batch is one range of that index.
+ */
+function keysetList(db: Kysely<Database>, table: string, where: RawBuilder<unknown>, column: string): SortedList {
+  const v = sql.raw(column);
   let last: { player: string; v: number } | null = null;
   return {
     async next(size) {
       const after = last === null ? sql`` : sql`and ${v} <= ${last.v} and (${v} < ${last.v} or player > ${last.player})`;
-      const r = await sql<{ player: string; v: unknown }>`select player, ${v} as v from ${sql.raw(src[unit])}
-        where ${sql.raw(unit)} = ${n} ${src.where} ${after} order by ${v} desc, player asc limit ${size}`.execute(db);
+      const r = await sql<{ player: string; v: unknown }>`select player, ${v} as v from ${sql.raw(table)}
+        where 1=1 ${where} ${after} order by ${v} desc, player asc limit ${size}`.execute(db);
       const rows = r.rows.map((x) => ({ player: String(x.player), v: num(x.v) }));
       if (rows.length > 0) last = rows[rows.length - 1]!;
       return rows;
@@ -180,26 +197,20 @@ function rollupList(db: Kysely<Database>, spec: TopSpec, unit: 'block' | 'day', 
   };
 }
 
+/** A block's or a day's players as a sorted list (indexes of migrations 0014 and 0017). */
+function rollupList(db: Kysely<Database>, spec: TopSpec, unit: 'block' | 'day', n: number): SortedList {
+  const src = source(spec);
+  return keysetList(db, src[unit], sql`and ${sql.raw(unit)} = ${n} ${src.where}`, src.column);
+}
+
 /**
  * The all-time leaderboard by USD volume as a sorted list: ru_user (or ru_user_c with a creator)
- * in the order of its sort index (migration 0004: `usd_wager desc, player`), continued by keyset.
- * Wagers are never negative, so a player's USD volume in any window is at most its all-time one:
- * read in this order, the list bounds every player not yet read, as thresholdTopN needs.
+ * through its sort index (migration 0004: `usd_wager desc, player`). Wagers are never negative, so
+ * a player's USD volume in any window is at most its all-time one: read in this order, the list
+ * bounds every player not yet read, as thresholdTopN needs.
  */
 function allTimeVolumeList(db: Kysely<Database>, spec: TopSpec): SortedList {
-  const table = sql.raw(spec.creator === undefined ? 'ru_user' : 'ru_user_c');
-  const where = spec.creator === undefined ? sql`` : sql`and creator = ${spec.creator}`;
-  let last: { player: string; v: number } | null = null;
-  return {
-    async next(size) {
-      const after = last === null ? sql`` : sql`and usd_wager <= ${last.v} and (usd_wager < ${last.v} or player > ${last.player})`;
-      const r = await sql<{ player: string; v: unknown }>`select player, usd_wager as v from ${table}
-        where 1=1 ${where} ${after} order by usd_wager desc, player asc limit ${size}`.execute(db);
-      const rows = r.rows.map((x) => ({ player: String(x.player), v: num(x.v) }));
-      if (rows.length > 0) last = rows[rows.length - 1]!;
-      return rows;
-    },
-  };
+  return keysetList(db, spec.creator === undefined ? 'ru_user' : 'ru_user_c', spec.creator === undefined ? sql`` : sql`and creator = ${spec.creator}`, 'usd_wager');
 }
 
 /** One list of the threshold algorithm: `next(size)` returns its next rows, best first (ties by player ascending); fewer than `size` once it is exhausted. */
@@ -269,18 +280,12 @@ export type TopWindowMethod = 'scan' | 'alltime' | 'parts';
 /**
  * The `scan` method of topWindow: every row of the window's parts (whole blocks, edge days, the cut
  * days' raw games) read once, in index order (the lists' covering sort indexes), with each
- * player's values summed as sortValues sums them (ascending, so the same doubles make the same
- * total), then ranked. Exact, and for one creator's window cheaper than the rounds of the
+ * player's values summed as the random access sums them (orderFreeSum), then ranked. Exact, and for one creator's window cheaper than the rounds of the
  * threshold algorithm, each of which reads every list again for its new players. Returns
  * undefined past SCAN_MAX_ROWS rows.
  */
 async function scanTop(db: Kysely<Database>, w: WindowParts, spec: TopSpec, depth: number, keep: (r: Ranked) => boolean): Promise<Ranked[] | undefined> {
-  const src = source(spec);
-  const v = sql.raw(src.column);
-  const parts: RawBuilder<unknown>[] = [];
-  if (w.blocks.length) parts.push(sql`select player, ${v} as v from ${sql.raw(src.block)} where block in ${list(w.blocks)} ${src.where}`);
-  if (w.days.length) parts.push(sql`select player, ${v} as v from ${sql.raw(src.day)} where day in ${list(w.days)} ${src.where}`);
-  for (const r of w.raw) parts.push(sql`select player, ${v} as v from games where day = ${r.day} and time_ms >= ${r.from} and time_ms < ${r.to} ${src.where}`);
+  const parts = valueParts(w, spec, sql``, false);
   const rows = await sql<{ player: string; v: unknown }>`select player, v from (${sql.join(parts, sql` union all `)}) u limit ${SCAN_MAX_ROWS + 1}`.execute(db);
   if (rows.rows.length > SCAN_MAX_ROWS) return undefined;
   const values = new Map<string, number[]>();
@@ -290,11 +295,7 @@ async function scanTop(db: Kysely<Database>, w: WindowParts, spec: TopSpec, dept
     if (!vs) values.set(player, (vs = []));
     vs.push(num(r.v));
   }
-  const ranked: Ranked[] = [];
-  for (const [player, vs] of values) {
-    const r = { player, sk: vs.sort((x, y) => x - y).reduce((t, x) => t + x, 0) };
-    if (keep(r)) ranked.push(r);
-  }
+  const ranked = [...values].map(([player, vs]) => ({ player, sk: orderFreeSum(vs) })).filter(keep);
   return ranked.sort(byRank).slice(0, depth);
 }
 
