@@ -20,6 +20,7 @@ import { migration0017 } from './migrations/0017_creator_window_players.js';
 import { migration0018 } from './migrations/0018_time_players.js';
 import { migration0019 } from './migrations/0019_day_user_token.js';
 import { migration0020 } from './migrations/0020_quarter_rollups.js';
+import { migration0021 } from './migrations/0021_player_game_kinds.js';
 
 /** Ordered, append-only list of migrations; names sort in application order. */
 function migrationsFor(a: DialectAdapter): Record<string, Migration> {
@@ -43,6 +44,7 @@ function migrationsFor(a: DialectAdapter): Record<string, Migration> {
     '0018_time_players': migration0018(a),
     '0019_day_user_token': migration0019(a),
     '0020_quarter_rollups': migration0020(a),
+    '0021_player_game_kinds': migration0021(a),
   };
 }
 

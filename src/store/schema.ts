@@ -92,6 +92,11 @@ export interface FairDayGroupTable extends FairTable {
   day: number;
 }
 
+/** `ru_fair_user` (migration 0021): ru_fair per player: games all time per player × creator × token × pool × fairness × rule. */
+export interface FairUserTable extends FairTable {
+  player: string;
+}
+
 /** `ru_active_day` (migration 0016): the UTC days a player played in a group (creator '' = every game, or one creator). */
 export interface ActiveDayTable {
   creator: string;
@@ -442,6 +447,15 @@ export interface RuUserCtpTable extends GameSums {
   pool: string;
 }
 
+/** All time per player × game kind × creator × token × pool (migration 0021): GET /house-edge?groupBy=game of one player. */
+export interface RuUserGameTable extends GameSums {
+  player: string;
+  game_kind: string;
+  creator: string;
+  token: string;
+  pool: string;
+}
+
 /** Per UTC day × game kind × creator × token × pool (migration 0008): GET /house-edge without a player. */
 export interface RuDayGameTable extends GameSums {
   day: number;
@@ -478,6 +492,7 @@ export interface Database {
   games: GamesTable;
   ru_fair_day: FairDayTable;
   ru_fair_dg: FairDayGroupTable;
+  ru_fair_user: FairUserTable;
   ru_fair: FairTable;
   ru_active_day: ActiveDayTable;
   ru_return_day: ReturnDayTable;
@@ -521,4 +536,5 @@ export interface Database {
   ru_day_user_c: RuDayUserCTable;
   ru_block_user_c: RuBlockUserCTable;
   ru_day_user_t: RuDayUserTTable;
+  ru_user_game: RuUserGameTable;
 }

@@ -46,10 +46,10 @@ async function olderDaysAreFewer(db: Kysely<Database>, day: number): Promise<boo
 /**
  * GET /audit/fairness (docs/design.md "Fairness audit"): game counts per verdict (overall, and per
  * creator, pool or player with `groupBy`) and one keyset page of violations, newest first.
- * Counts read ru_fair all time without a player, else for the window's whole UTC days ru_fair_dg
+ * Counts read ru_fair all time without a player and ru_fair_user with one (migration 0021), else for the window's whole UTC days ru_fair_dg
  * without a player (a few rows a day) or ru_fair_day with one (by day, or by player: index
  * rfd_player), and the raw games (time index) for the cut first and
- * last days; `groupBy` player needs `startTime` or `player` (the API checks it); violations read the partial index g_violation. Times are Unix ms,
+ * last days; `groupBy` player needs `startTime` or `player` (the API checks it); violations read the partial index g_violation, or with a player, creator, pool or token filter that filter's partial index of violations (gv_player, gv_creator, gv_pool, gv_token; migration 0021). Times are Unix ms,
  * `startTime` inclusive, `endTime` exclusive. Throws AppError INVALID_KEYSET when `after` does not
  * match the listing's key.
  */
@@ -81,9 +81,10 @@ export async function fairnessAudit(db: Kysely<Database>, q: FairnessAuditQuery)
   const d1 = e === undefined ? null : Math.floor(e / DAY_MS);
   const raw: [number | undefined, number | undefined][] = [];
   if (d0 !== null && d1 !== null && d0 >= d1) raw.push([s, e]);
-  else if (d0 === null && d1 === null && q.player === undefined && q.groupBy !== 'player') {
-    // All time without a player: ru_fair (a few rows per creator × token × pool).
-    const rows = await sql<{ k?: unknown; fairness: unknown; rule: unknown; n: unknown }>`select ${sel}fairness, rule, sum(games) as n from ru_fair
+  else if (d0 === null && d1 === null && (q.player !== undefined || q.groupBy !== 'player')) {
+    // All time: ru_fair (a few rows per creator × token × pool), or with a player ru_fair_user (that player's few rows).
+    const table = sql.raw(q.player === undefined ? 'ru_fair' : 'ru_fair_user');
+    const rows = await sql<{ k?: unknown; fairness: unknown; rule: unknown; n: unknown }>`select ${sel}fairness, rule, sum(games) as n from ${table}
       where 1=1 ${f} group by ${by}fairness, rule`.execute(db);
     take(rows.rows);
   } else {

@@ -19,9 +19,10 @@ import { type KeyKind, positionValues } from './keyset.js';
  *   player × token) when grouped by player or token without a creator or pool filter, else
  *   ru_block_daily, and ru_daily (day ×
  *   creator × token × pool × player) for the edge days;
- * - one player grouped by game: that player's raw games of the window (games_player_time index).
- * All time reads the all-time rollups instead: ru_user_ctp with a player, ru_ctp without, and
- * every block of ru_block_game when grouped by game; so does a window holding every stored game.
+ * - one player grouped by game: that player's raw games of the window (index g_player_time).
+ * All time reads the all-time rollups instead: ru_user_game for one player grouped by game
+ * (migration 0021), ru_user_ctp for any other read with a player, ru_ctp without, and every block
+ * of ru_block_game when grouped by game; so does a window holding every stored game.
  */
 
 /** Group columns of each groupBy, in key order: a row's amounts are always in one token. */
@@ -81,12 +82,15 @@ export async function houseEdge(db: Kysely<Database>, q: HouseEdgeQuery): Promis
     const page = await playersPage(db, q);
     if (page === null) return { results: [], next: null };
     parts.push(page);
-  } else if (q.groupBy === 'game' && q.user !== undefined) {
-    parts.push(rawGames(q.startTime, q.endTime));
   } else if (q.startTime === undefined && q.endTime === undefined) {
-    // All time: the all-time rollups (per player × creator × token × pool; per creator × token × pool), or every block of ru_block_game.
-    const table = sql.raw(q.groupBy === 'player' || q.user !== undefined ? 'ru_user_ctp' : q.groupBy === 'game' ? 'ru_block_game' : 'ru_ctp');
+    // All time: the all-time rollups (per player × game kind × creator × token × pool; per player ×
+    // creator × token × pool; per creator × token × pool), or every block of ru_block_game.
+    const byPlayer = q.groupBy === 'player' || q.user !== undefined;
+    const table = sql.raw(q.groupBy === 'game' && q.user !== undefined ? 'ru_user_game' : byPlayer ? 'ru_user_ctp' : q.groupBy === 'game' ? 'ru_block_game' : 'ru_ctp');
     parts.push(sql`select ${cols}, ${sums} from ${table} where 1=1 ${filterSql(f)}`);
+  } else if (q.groupBy === 'game' && q.user !== undefined) {
+    // One player's window by game kind: the player's raw games in it (index g_player_time).
+    parts.push(rawGames(q.startTime, q.endTime));
   } else {
     const byPlayer = q.groupBy === 'player' || q.user !== undefined;
     const { days, raw } = splitWindow(q.startTime, q.endTime);

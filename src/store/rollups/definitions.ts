@@ -158,6 +158,8 @@ export const GAME_ROLLUPS = {
   ru_block_user_c: { keys: ['block', 'creator', 'player'] },
   /** Migration 0019: per UTC day × player × token (the days at a window's block edges for /house-edge by player). */
   ru_day_user_t: { keys: ['day', 'player', 'token'] },
+  /** Migration 0021: all time per player × game kind × creator × token × pool (/house-edge by game of one player). */
+  ru_user_game: { keys: ['player', 'game_kind', 'creator', 'token', 'pool'] },
 } as const satisfies Record<string, GameRollupDef>;
 
 /** A game rollup table. */
@@ -250,6 +252,8 @@ export const OTHER_DERIVED_KEYS = {
   ru_fair_dg: ['day', 'creator', 'token', 'pool', 'fairness', 'rule'],
   /** Games all time per creator × token × pool × fairness verdict × rule (migration 0011). */
   ru_fair: ['creator', 'token', 'pool', 'fairness', 'rule'],
+  /** ru_fair per player (migration 0021): one player's counts all time. */
+  ru_fair_user: ['player', 'creator', 'token', 'pool', 'fairness', 'rule'],
   /** A player's active UTC days per group, creator '' = every game (migration 0016, docs/design.md §7). */
   ru_active_day: ['creator', 'player', 'day'],
   /** Players per group × day × previous active day (migration 0016): distinct players of closed windows. */

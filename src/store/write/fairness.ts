@@ -113,15 +113,15 @@ export class FairAccumulator {
     else this.deltas.set(k, { row: { day: r.day, creator: r.creator, token: r.token, pool: r.pool, player: r.player, fairness: r.fairness, fairness_rule: r.fairness_rule }, n });
   }
 
-  /** Adds the deltas to ru_fair_day, ru_fair_dg and ru_fair (upserts) and deletes rows that fell to 0. */
+  /** Adds the deltas to ru_fair_day, ru_fair_dg, ru_fair_user and ru_fair (upserts) and deletes rows that fell to 0. */
   async flush(db: Db): Promise<void> {
     const rows = [...this.deltas.values()].filter((e) => e.n !== 0);
     this.deltas.clear();
-    // The same changes summed without the player (ru_fair_dg) and without the day too (ru_fair).
-    const summed = (withDay: boolean) => {
+    // The same changes summed without the player (ru_fair_dg), without the day (ru_fair_user), or without both (ru_fair).
+    const summed = (withDay: boolean, withPlayer = false) => {
       const m = new Map<string, { row: (typeof rows)[number]['row']; n: number }>();
       for (const e of rows) {
-        const k = `${withDay ? e.row.day : ''}|${e.row.creator}|${e.row.token}|${e.row.pool}|${e.row.fairness}|${e.row.fairness_rule ?? ''}`;
+        const k = `${withDay ? e.row.day : ''}|${withPlayer ? e.row.player : ''}|${e.row.creator}|${e.row.token}|${e.row.pool}|${e.row.fairness}|${e.row.fairness_rule ?? ''}`;
         const a = m.get(k);
         if (a) a.n += e.n;
         else m.set(k, { row: e.row, n: e.n });
@@ -131,6 +131,7 @@ export class FairAccumulator {
     const keyOf = (row: (typeof rows)[number]['row']) => ({ creator: row.creator, token: row.token, pool: row.pool, fairness: row.fairness, rule: row.fairness_rule ?? '' });
     await addCounts(db, 'ru_fair', summed(false).map(({ row, n }) => ({ key: keyOf(row), n })));
     await addCounts(db, 'ru_fair_dg', summed(true).map(({ row, n }) => ({ key: { day: row.day, ...keyOf(row) }, n })));
+    await addCounts(db, 'ru_fair_user', summed(false, true).map(({ row, n }) => ({ key: { player: row.player, ...keyOf(row) }, n })));
     await addCounts(db, 'ru_fair_day', rows.map(({ row, n }) => ({ key: { day: row.day, ...keyOf(row), player: row.player }, n })));
   }
 }
@@ -139,7 +140,7 @@ export class FairAccumulator {
  * Adds `n` to the `games` count of each keyed row of a fairness count table (upserts, 256 rows
  * a statement), then deletes the rows whose count fell to 0.
  */
-async function addCounts(db: Db, table: 'ru_fair' | 'ru_fair_dg' | 'ru_fair_day', changes: { key: Record<string, string | number>; n: number }[]): Promise<void> {
+async function addCounts(db: Db, table: 'ru_fair' | 'ru_fair_dg' | 'ru_fair_user' | 'ru_fair_day', changes: { key: Record<string, string | number>; n: number }[]): Promise<void> {
   if (changes.length === 0) return;
   const columns = Object.keys(changes[0]!.key);
   const d = db as unknown as Kysely<any>;
@@ -255,7 +256,7 @@ export async function applyChanged(db: Db, changed: { row: AuditRow; was: { fair
  * The rebuild's audit (docs/architecture.md convention 3): every game's own rules from its raw
  * fields, its verdict from the previous settle of its player (games read in (player, slot,
  * signature, event_index) order, index g_player_order), changed rows updated; then ru_fair_day
- * refilled from the games, and ru_fair_dg and ru_fair from it (the caller cleared all three).
+ * refilled from the games, and ru_fair_dg, ru_fair_user and ru_fair from it (the caller cleared all four).
  */
 export async function rebuildFairness(trx: Transaction<Database>): Promise<void> {
   const chunk = 5000;
@@ -301,6 +302,8 @@ export async function rebuildFairness(trx: Transaction<Database>): Promise<void>
     group by day, creator, token, pool, player, fairness, coalesce(fairness_rule, '')`.execute(trx);
   await sql`insert into ru_fair_dg (day, creator, token, pool, fairness, rule, games)
     select day, creator, token, pool, fairness, rule, sum(games) from ru_fair_day group by day, creator, token, pool, fairness, rule`.execute(trx);
+  await sql`insert into ru_fair_user (player, creator, token, pool, fairness, rule, games)
+    select player, creator, token, pool, fairness, rule, sum(games) from ru_fair_day group by player, creator, token, pool, fairness, rule`.execute(trx);
   await sql`insert into ru_fair (creator, token, pool, fairness, rule, games)
     select creator, token, pool, fairness, rule, sum(games) from ru_fair_day group by creator, token, pool, fairness, rule`.execute(trx);
 }
