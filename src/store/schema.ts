@@ -456,6 +456,27 @@ export interface RuUserGameTable extends GameSums {
   pool: string;
 }
 
+/** Per 32-day block × game kind × token (migration 0022): /house-edge by game or token over a window, whole blocks. */
+export interface RuBlockGameTTable extends GameSums {
+  block: number;
+  game_kind: string;
+  token: string;
+}
+
+/** Per UTC day × game kind × token (migration 0022): the days at a window's block edges. */
+export interface RuDayGameTTable extends GameSums {
+  day: number;
+  game_kind: string;
+  token: string;
+}
+
+/** Per UTC hour × game kind × token (migration 0022): the whole hours of the days a window cuts. */
+export interface RuHourGameTTable extends GameSums {
+  hour_ms: Int;
+  game_kind: string;
+  token: string;
+}
+
 /** Per UTC day × game kind × creator × token × pool (migration 0008): GET /house-edge without a player. */
 export interface RuDayGameTable extends GameSums {
   day: number;
@@ -537,4 +558,7 @@ export interface Database {
   ru_block_user_c: RuBlockUserCTable;
   ru_day_user_t: RuDayUserTTable;
   ru_user_game: RuUserGameTable;
+  ru_block_game_t: RuBlockGameTTable;
+  ru_day_game_t: RuDayGameTTable;
+  ru_hour_game_t: RuHourGameTTable;
 }

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type Migrator } from 'kysely';
 import pg from 'pg';
 import { expect } from 'vitest';
 import { DERIVED_KEYS, DERIVED_TABLES, USD_COLUMNS, type DerivedTable } from '../../src/store/rollups/definitions.js';
@@ -164,4 +164,42 @@ export function kyselyOn(place: RawPlace): Kysely<any> {
   if (place.config.kind === 'sqlite') return new Kysely({ dialect: new SqliteDialect({ database: new BetterSqlite3(place.config.path) }) });
   const p = new pg.Pool({ connectionString: place.config.url, max: 2, options: `-c search_path=${place.config.schema}` });
   return new Kysely({ dialect: new PostgresDialect({ pool: p }) });
+}
+
+/**
+ * What each migration from 0013 on creates (tables, and indexes on tables an earlier migration
+ * made), in order, so a test can take a database back to before one migration — that one and
+ * every later one, since applied names must stay in order — and migrate it again.
+ */
+const CREATED_BY: readonly [name: string, made: { tables?: string[]; indexes?: string[] }][] = [
+  ['0013_block_rollups', { tables: ['ru_block_daily', 'ru_block_game', 'ru_block_user_t'] }],
+  ['0014_block_sort_indexes', { indexes: ['ru_block_user_volume', 'ru_day_user_volume', 'ru_block_user_profit', 'ru_day_user_profit'] }],
+  ['0015_fairness_day_groups', { tables: ['ru_fair_dg'] }],
+  ['0016_return_days', { tables: ['ru_active_day', 'ru_return_day', 'ru_return_block'] }],
+  ['0017_creator_window_players', { tables: ['ru_day_user_c', 'ru_block_user_c'] }],
+  // 0018 only rebuilds g_time: migrating again rebuilds it again.
+  ['0018_time_players', {}],
+  ['0019_day_user_token', { tables: ['ru_day_user_t'] }],
+  ['0020_quarter_rollups', { tables: ['ru_quarter', 'ru_quarter_c', 'ru_quarter_p'] }],
+  ['0021_player_game_kinds', { tables: ['ru_user_game', 'ru_fair_user'], indexes: ['gv_player', 'gv_creator', 'gv_pool', 'gv_token'] }],
+  ['0022_game_kind_token', { tables: ['ru_block_game_t', 'ru_day_game_t', 'ru_hour_game_t'] }],
+];
+
+/**
+ * Takes a place's database back to before migration `first`: drops what it and every later
+ * migration made and forgets them in `schema_migrations`. Throws when `first` is not listed, or
+ * when the migrator knows a migration this list does not (a new migration must be added here).
+ */
+export async function undoMigrationsFrom(place: RawPlace, first: string, migrator: Migrator): Promise<void> {
+  const known = (await migrator.getMigrations()).map((m) => m.name);
+  const at = CREATED_BY.findIndex(([name]) => name === first);
+  if (at < 0) throw new Error(`undoMigrationsFrom: ${first} is not listed`);
+  const missing = known.filter((n) => n >= CREATED_BY[0]![0] && !CREATED_BY.some(([name]) => name === n));
+  if (missing.length) throw new Error(`undoMigrationsFrom: list what ${missing.join(', ')} create(s)`);
+  const undone = CREATED_BY.slice(at);
+  for (const [, made] of [...undone].reverse()) {
+    for (const i of made.indexes ?? []) await place.exec(`drop index ${i}`);
+    for (const t of made.tables ?? []) await place.exec(`drop table ${t}`);
+  }
+  await place.exec(`delete from schema_migrations where name in (${undone.map(([name]) => `'${name}'`).join(', ')})`);
 }

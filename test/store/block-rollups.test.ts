@@ -15,7 +15,7 @@ import { blockSpans } from '../../src/store/queries/common.js';
 import { loadFixture } from '../helpers/contract-world.js';
 import { generateFixture } from '../helpers/fixture.js';
 import { testDialects } from '../helpers/store.js';
-import { expectSameRows, kyselyOn, groupGames as group, openPlace, type Game } from '../helpers/derived.js';
+import { expectSameRows, kyselyOn, groupGames as group, openPlace, undoMigrationsFrom, type Game } from '../helpers/derived.js';
 
 const blockOfGame = (g: Game) => Math.floor(Math.floor(Number(g.time_ms) / MS_PER_DAY) / 32);
 
@@ -93,19 +93,8 @@ describe.each(testDialects())('block rollups (%s)', (dialect) => {
       await store.close();
 
       // Migration 0013 on a database that predates it: the same rows, filled from the day rollups.
-      await place.exec('drop table ru_block_daily');
-      await place.exec('drop table ru_block_game');
-      await place.exec('drop table ru_block_user_t');
-      // The later migrations go back with it (names must stay in order): 0014's indexes, 0015's, 0016's, 0017's, 0019's, 0020's and 0021's tables too (0018 only rebuilds g_time).
-      await place.exec('drop index ru_block_user_volume');
-      await place.exec('drop index ru_day_user_volume');
-      await place.exec('drop index ru_block_user_profit');
-      await place.exec('drop index ru_day_user_profit');
-      await place.exec('drop table ru_fair_dg');
-      for (const t of ['ru_active_day', 'ru_return_day', 'ru_return_block', 'ru_day_user_c', 'ru_block_user_c', 'ru_day_user_t', 'ru_quarter', 'ru_quarter_c', 'ru_quarter_p', 'ru_user_game', 'ru_fair_user']) await place.exec(`drop table ${t}`);
-      for (const f of ['player', 'creator', 'pool', 'token']) await place.exec(`drop index gv_${f}`);
-      await place.exec(`delete from schema_migrations where name in ('0013_block_rollups', '0014_block_sort_indexes', '0015_fairness_day_groups', '0016_return_days', '0017_creator_window_players', '0018_time_players', '0019_day_user_token', '0020_quarter_rollups', '0021_player_game_kinds')`);
       const migrator = createMigrator(db, dialect === 'sqlite' ? sqliteAdapter : postgresAdapter, place.config.kind === 'postgres' ? place.config.schema : undefined);
+      await undoMigrationsFrom(place, '0013_block_rollups', migrator);
       expect((await migrator.migrateToLatest()).error).toBeUndefined();
       expectSameRows('ru_block_daily', await place.rows('ru_block_daily'), written.ru_block_daily, 'migration 0013');
       expectSameRows('ru_block_game', await place.rows('ru_block_game'), written.ru_block_game, 'migration 0013');

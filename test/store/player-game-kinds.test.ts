@@ -15,7 +15,7 @@ import { startSimulator } from '../../src/simulator/index.js';
 import { createStore } from '../../src/store/index.js';
 import { postgresAdapter, sqliteAdapter } from '../../src/store/dialect.js';
 import { createMigrator } from '../../src/store/migrate.js';
-import { expectSameRows, groupGames, kyselyOn, openPlace, type Game, type Row } from '../helpers/derived.js';
+import { expectSameRows, groupGames, kyselyOn, openPlace, undoMigrationsFrom, type Game, type Row } from '../helpers/derived.js';
 import { testDialects } from '../helpers/store.js';
 
 let events: LocatedEvent[] = [];
@@ -115,10 +115,8 @@ describe.each(testDialects())('one player\'s all-time rollups (%s)', (dialect) =
       await store.close();
 
       // Migration 0021 on a database that predates it: the same rows, filled from the raw games and ru_fair_day.
-      for (const t of ['ru_user_game', 'ru_fair_user']) await place.exec(`drop table ${t}`);
-      for (const f of ['player', 'creator', 'pool', 'token']) await place.exec(`drop index gv_${f}`);
-      await place.exec(`delete from schema_migrations where name = '0021_player_game_kinds'`);
       const migrator = createMigrator(db, dialect === 'sqlite' ? sqliteAdapter : postgresAdapter, place.config.kind === 'postgres' ? place.config.schema : undefined);
+      await undoMigrationsFrom(place, '0021_player_game_kinds', migrator);
       expect((await migrator.migrateToLatest()).error).toBeUndefined();
       expectSameRows('ru_user_game', await place.rows('ru_user_game'), written.ru_user_game, 'migration 0021');
       expectSameRows('ru_fair_user', await place.rows('ru_fair_user'), written.ru_fair_user, 'migration 0021');

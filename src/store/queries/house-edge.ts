@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { MS_PER_DAY } from '../../core/index.js';
+import { MS_PER_DAY, MS_PER_HOUR } from '../../core/index.js';
 import type { Database } from '../schema.js';
 import { GAME_SUM_OF_ROW, type GameSumColumn } from '../rollups/definitions.js';
 import type { BiggestWin, BiggestWinsQuery, HouseEdgeGroupBy, HouseEdgeQuery, HouseEdgeResult } from '../types-house.js';
@@ -14,7 +14,10 @@ import { type KeyKind, positionValues } from './keyset.js';
  * by one day of games; without a player, a cut day mostly inside the window is its ru_day_game
  * rows minus the raw games of the part left out, so at most half a day of games is read):
  * - without a player (filter or grouping): ru_block_game and ru_day_game (block or day × game kind
- *   × creator × token × pool, migrations 0013 and 0008), a few rows per block or day;
+ *   × creator × token × pool, migrations 0013 and 0008), a few rows per block or day; grouped by
+ *   game or token without a creator or pool filter, ru_block_game_t and ru_day_game_t (block or
+ *   day × game kind × token, migration 0022), and for the cut days ru_hour_game_t (hour × game
+ *   kind × token) and the raw games of under an hour at each end;
  * - grouped by player, or filtered by one but not grouped by game: ru_block_user_t (block ×
  *   player × token) when grouped by player or token without a creator or pool filter, else
  *   ru_block_daily, and ru_daily (day ×
@@ -97,13 +100,30 @@ export async function houseEdge(db: Kysely<Database>, q: HouseEdgeQuery): Promis
     // Whole blocks from the block rollup, the days at their edges from the day rollup (migration 0013).
     // Grouped by player or token with neither a creator nor a pool (no such column read): the blocks per player × token.
     const narrow = (q.groupBy === 'player' || q.groupBy === 'token') && q.creator === undefined && q.pool === undefined;
-    const blockTable = !byPlayer ? 'ru_block_game' : narrow ? 'ru_block_user_t' : 'ru_block_daily';
+    // Grouped by game or token with neither a player, a creator nor a pool: the rollups per game kind × token (migration 0022).
+    const kindToken = !byPlayer && (q.groupBy === 'game' || q.groupBy === 'token') && q.creator === undefined && q.pool === undefined;
+    const blockTable = byPlayer ? (narrow ? 'ru_block_user_t' : 'ru_block_daily') : kindToken ? 'ru_block_game_t' : 'ru_block_game';
+    const dayTable = byPlayer ? 'ru_daily' : kindToken ? 'ru_day_game_t' : 'ru_day_game';
     // Without players, an edge span covering most of its block is that block minus its other days
     // (common.ts dayAndBlockParts); per player a block row set costs several days' rows, so not there.
     const lastDay = days && !byPlayer ? await newestDay(db) : undefined;
     const negated = lastDay === undefined ? undefined : { select: sql`${cols}, ${NEGATED_SUMS}`, lastDay };
-    if (days) parts.push(...dayAndBlockParts(byPlayer ? 'ru_daily' : 'ru_day_game', blockTable, sql`${cols}, ${sums}`, days[0], days[1], filterSql(f), negated));
+    if (days) parts.push(...dayAndBlockParts(dayTable, blockTable, sql`${cols}, ${sums}`, days[0], days[1], filterSql(f), negated));
     for (const [from, to] of raw) {
+      if (kindToken && from !== undefined && to !== undefined) {
+        // A cut day per game kind × token: its whole hours from ru_hour_game_t, the raw games of
+        // the part hours leave (under an hour at each end).
+        const h0 = Math.ceil(from / MS_PER_HOUR) * MS_PER_HOUR;
+        const h1 = Math.floor(to / MS_PER_HOUR) * MS_PER_HOUR;
+        if (h0 >= h1) {
+          parts.push(rawGames(from, to));
+          continue;
+        }
+        parts.push(sql`select ${cols}, ${sums} from ru_hour_game_t where hour_ms >= ${h0} and hour_ms < ${h1} ${filterSql(f)}`);
+        if (from < h0) parts.push(rawGames(from, h0));
+        if (h1 < to) parts.push(rawGames(h1, to));
+        continue;
+      }
       // A cut day mostly inside the window, without players: its ru_day_game rows minus the raw
       // games of the part left out (under half a day), summed in the same statement (one snapshot).
       const day = from === undefined ? undefined : Math.floor(from / MS_PER_DAY);

@@ -160,6 +160,10 @@ export const GAME_ROLLUPS = {
   ru_day_user_t: { keys: ['day', 'player', 'token'] },
   /** Migration 0021: all time per player × game kind × creator × token × pool (/house-edge by game of one player). */
   ru_user_game: { keys: ['player', 'game_kind', 'creator', 'token', 'pool'] },
+  /** Migration 0022: per 32-day block, UTC day and UTC hour × game kind × token (/house-edge by game or token over a window, without a player, creator or pool). */
+  ru_block_game_t: { keys: ['block', 'game_kind', 'token'] },
+  ru_day_game_t: { keys: ['day', 'game_kind', 'token'] },
+  ru_hour_game_t: { keys: ['hour_ms', 'game_kind', 'token'] },
 } as const satisfies Record<string, GameRollupDef>;
 
 /** A game rollup table. */
