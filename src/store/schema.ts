@@ -92,6 +92,11 @@ export interface FairDayGroupTable extends FairTable {
   day: number;
 }
 
+/** `ru_fair_hg` (migration 0023): ru_fair_dg per UTC hour: games per hour × creator × token × pool × fairness × rule. */
+export interface FairHourGroupTable extends FairTable {
+  hour_ms: Int;
+}
+
 /** `ru_fair_user` (migration 0021): ru_fair per player: games all time per player × creator × token × pool × fairness × rule. */
 export interface FairUserTable extends FairTable {
   player: string;
@@ -514,6 +519,7 @@ export interface Database {
   ru_fair_day: FairDayTable;
   ru_fair_dg: FairDayGroupTable;
   ru_fair_user: FairUserTable;
+  ru_fair_hg: FairHourGroupTable;
   ru_fair: FairTable;
   ru_active_day: ActiveDayTable;
   ru_return_day: ReturnDayTable;

@@ -5,8 +5,12 @@
  * and key, with rigged games so that violations exist; migration 0021's fill gives the same rows
  * as the write path; and `/house-edge?groupBy=game&user=…` and `/audit/fairness?player=…` all time,
  * alone and beside a creator, token or pool filter, equal the brute force over the games.
- * Rebuild == incremental for both tables is test/store/rebuild.test.ts (every derived table); the
- * plans of the reads and of the filtered violation pages are test/perf/plans.test.ts.
+ * The hour counts of migration 0023 (ru_fair_hg: hour × creator × token × pool × verdict × rule,
+ * the cut days of `/audit/fairness` windows without a player) equal the brute force too, and its
+ * fill gives the same rows. Rebuild == incremental for these tables is test/store/rebuild.test.ts
+ * and test/store/fairness.test.ts (verdicts that change as history arrives out of order); the
+ * windows' answers, test/store/fairness.test.ts; the plans of the reads and of the filtered
+ * violation pages, test/perf/plans.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCommon } from '../../src/core/index.js';
@@ -38,20 +42,27 @@ afterAll(() => {
   events = [];
 });
 
-/** ru_fair_user by brute force: the stored games counted per player × creator × token × pool × verdict × rule, in key order. */
-function fairByPlayer(games: Game[]): Row[] {
-  const m = new Map<string, { key: string[]; n: number }>();
+/**
+ * A fairness count table by brute force: the stored games counted per `lead` column (player, or
+ * hour_ms) × creator × token × pool × verdict × rule, in key order (the hour numerically).
+ */
+function fairCounts(games: Game[], lead: 'player' | 'hour_ms'): Row[] {
+  const m = new Map<string, { key: (string | number)[]; n: number }>();
   for (const g of games) {
-    const key = [g.player, g.creator, g.token, g.pool, g.fairness, g.fairness_rule ?? ''].map(String);
+    const key = [lead === 'hour_ms' ? Number(g.hour_ms) : String(g.player), ...[g.creator, g.token, g.pool, g.fairness, g.fairness_rule ?? ''].map(String)];
     const id = JSON.stringify(key);
     const e = m.get(id) ?? { key, n: 0 };
     e.n++;
     m.set(id, e);
   }
-  const cols = ['player', 'creator', 'token', 'pool', 'fairness', 'rule'];
+  const cols = [lead, 'creator', 'token', 'pool', 'fairness', 'rule'];
+  const cmp = (x: (string | number)[], y: (string | number)[]) => {
+    for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i]! < y[i]! ? -1 : 1;
+    return 0;
+  };
   return [...m.values()]
-    .sort((x, y) => (JSON.stringify(x.key) < JSON.stringify(y.key) ? -1 : 1))
-    .map(({ key, n }) => ({ ...Object.fromEntries(cols.map((c, i) => [c, key[i]])), games: String(n) }));
+    .sort((x, y) => cmp(x.key, y.key))
+    .map(({ key, n }) => ({ ...Object.fromEntries(cols.map((c, i) => [c, String(key[i])])), games: String(n) }));
 }
 
 describe.each(testDialects())('one player\'s all-time rollups (%s)', (dialect) => {
@@ -75,9 +86,10 @@ describe.each(testDialects())('one player\'s all-time rollups (%s)', (dialect) =
       expect(new Set(games.map((g) => g.game_kind)).size).toBeGreaterThan(2);
 
       const byKind = groupGames(games, ['player', 'game_kind', 'creator', 'token', 'pool'], (g) => [g.player, g.game_kind, g.creator, g.token, g.pool].map(String));
-      const written = { ru_user_game: await place.rows('ru_user_game'), ru_fair_user: await place.rows('ru_fair_user') };
+      const written = { ru_user_game: await place.rows('ru_user_game'), ru_fair_user: await place.rows('ru_fair_user'), ru_fair_hg: await place.rows('ru_fair_hg') };
       expectSameRows('ru_user_game', written.ru_user_game, byKind, 'brute force');
-      expectSameRows('ru_fair_user', written.ru_fair_user, fairByPlayer(games), 'brute force');
+      expectSameRows('ru_fair_user', written.ru_fair_user, fairCounts(games, 'player'), 'brute force');
+      expectSameRows('ru_fair_hg', written.ru_fair_hg, fairCounts(games, 'hour_ms'), 'brute force');
 
       // The players with the most games, and one with a violation: /house-edge by game and the fairness counts, all time.
       const plays = new Map<string, number>();
@@ -120,6 +132,7 @@ describe.each(testDialects())('one player\'s all-time rollups (%s)', (dialect) =
       expect((await migrator.migrateToLatest()).error).toBeUndefined();
       expectSameRows('ru_user_game', await place.rows('ru_user_game'), written.ru_user_game, 'migration 0021');
       expectSameRows('ru_fair_user', await place.rows('ru_fair_user'), written.ru_fair_user, 'migration 0021');
+      expectSameRows('ru_fair_hg', await place.rows('ru_fair_hg'), written.ru_fair_hg, 'migration 0023');
     } finally {
       await db.destroy();
       await place.close();

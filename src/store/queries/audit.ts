@@ -5,6 +5,7 @@ import { filterSql, num } from './common.js';
 import { positionValues } from './keyset.js';
 
 const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
 /** Groups returned by a grouped audit: those with the most violations (then games, then key). */
 export const FAIRNESS_MAX_GROUPS = 100;
 /** `/audit/fairness` violations key: newest first by (time, signature, event index). */
@@ -48,8 +49,8 @@ async function olderDaysAreFewer(db: Kysely<Database>, day: number): Promise<boo
  * creator, pool or player with `groupBy`) and one keyset page of violations, newest first.
  * Counts read ru_fair all time without a player and ru_fair_user with one (migration 0021), else for the window's whole UTC days ru_fair_dg
  * without a player (a few rows a day) or ru_fair_day with one (by day, or by player: index
- * rfd_player), and the raw games (time index) for the cut first and
- * last days; `groupBy` player needs `startTime` or `player` (the API checks it); violations read the partial index g_violation, or with a player, creator, pool or token filter that filter's partial index of violations (gv_player, gv_creator, gv_pool, gv_token; migration 0021). Times are Unix ms,
+ * rfd_player), and for the cut first and last days the raw games (time index), or without a
+ * player their whole hours from ru_fair_hg (migration 0023) and the raw games of under an hour at each end; `groupBy` player needs `startTime` or `player` (the API checks it); violations read the partial index g_violation, or with a player, creator, pool or token filter that filter's partial index of violations (gv_player, gv_creator, gv_pool, gv_token; migration 0021). Times are Unix ms,
  * `startTime` inclusive, `endTime` exclusive. Throws AppError INVALID_KEYSET when `after` does not
  * match the listing's key.
  */
@@ -108,11 +109,25 @@ export async function fairnessAudit(db: Kysely<Database>, q: FairnessAuditQuery)
     if (s !== undefined && d0 !== null && s < d0 * DAY_MS) raw.push([s, d0 * DAY_MS]);
     if (e !== undefined && d1 !== null && e > d1 * DAY_MS) raw.push([d1 * DAY_MS, e]);
   }
-  for (const [a, b] of raw) {
-    if (a !== undefined && b !== undefined && a >= b) continue;
+  const rawCounts = async (from: number, to: number) => {
     const rows = await sql<{ k?: unknown; fairness: unknown; rule: unknown; n: unknown }>`select ${sel}fairness, fairness_rule as rule, count(*) as n from games
-      where time_ms >= ${a ?? 0} and time_ms < ${b ?? Number.MAX_SAFE_INTEGER} ${f} group by ${by}fairness, fairness_rule`.execute(db);
+      where time_ms >= ${from} and time_ms < ${to} ${f} group by ${by}fairness, fairness_rule`.execute(db);
     take(rows.rows);
+  };
+  for (const [a = 0, b = Number.MAX_SAFE_INTEGER] of raw) {
+    if (a >= b) continue;
+    // Without a player, a cut day's whole hours from ru_fair_hg (migration 0023), and the raw games of under an hour at each end.
+    const h0 = Math.ceil(a / HOUR_MS) * HOUR_MS;
+    const h1 = Math.floor(b / HOUR_MS) * HOUR_MS;
+    if (q.player !== undefined || q.groupBy === 'player' || h0 >= h1) {
+      await rawCounts(a, b);
+      continue;
+    }
+    const rows = await sql<{ k?: unknown; fairness: unknown; rule: unknown; n: unknown }>`select ${sel}fairness, rule, sum(games) as n from ru_fair_hg
+      where hour_ms >= ${h0} and hour_ms < ${h1} ${f} group by ${by}fairness, rule`.execute(db);
+    take(rows.rows);
+    if (a < h0) await rawCounts(a, h0);
+    if (h1 < b) await rawCounts(h1, b);
   }
 
   // Violations, newest first, one keyset page.

@@ -127,7 +127,7 @@ async function insertGames(ctx: Ctx, events: (LocatedEvent & { name: 'GameSettle
   for (const b of built) {
     const r = b.row;
     audits.set(r, {
-      signature: r.signature, event_index: r.event_index, slot: b.e.slot, day: r.day, player: r.player, creator: r.creator, token: r.token, pool: r.pool,
+      signature: r.signature, event_index: r.event_index, slot: b.e.slot, day: r.day, hour_ms: Number(r.hour_ms), player: r.player, creator: r.creator, token: r.token, pool: r.pool,
       fair_own: r.fair_own ?? null, seed_hash: r.seed_hash ?? null, next_seed_hash: r.next_seed_hash ?? null, fairness: 'unverifiable', fairness_rule: null,
     });
   }

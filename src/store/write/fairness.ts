@@ -84,6 +84,8 @@ export interface AuditRow extends Audited {
   event_index: number;
   slot: number;
   day: number;
+  /** Start of the game's UTC hour, Unix ms (ru_fair_hg). */
+  hour_ms: number;
   player: string;
   creator: string;
   token: string;
@@ -93,46 +95,50 @@ export interface AuditRow extends Audited {
 }
 
 type Db = Transaction<Database> | Kysely<Database>;
-const AUDIT_COLUMNS = ['signature', 'event_index', 'slot', 'day', 'player', 'creator', 'token', 'pool', 'fair_own', 'seed_hash', 'next_seed_hash', 'fairness', 'fairness_rule'] as const;
+const AUDIT_COLUMNS = ['signature', 'event_index', 'slot', 'day', 'hour_ms', 'player', 'creator', 'token', 'pool', 'fair_own', 'seed_hash', 'next_seed_hash', 'fairness', 'fairness_rule'] as const;
 
 const cmp = (a: AuditRow, b: AuditRow) => a.slot - b.slot || (a.signature < b.signature ? -1 : a.signature > b.signature ? 1 : 0) || a.event_index - b.event_index;
 const keyOf = (r: { signature: string; event_index: number }) => `${r.signature} ${r.event_index}`;
 function rowOf(r: Record<(typeof AUDIT_COLUMNS)[number], unknown>): AuditRow {
-  return { ...(r as unknown as AuditRow), slot: Number(r.slot), day: Number(r.day), event_index: Number(r.event_index) };
+  return { ...(r as unknown as AuditRow), slot: Number(r.slot), day: Number(r.day), hour_ms: Number(r.hour_ms), event_index: Number(r.event_index) };
 }
 
-/** Per (day, creator, token, pool, player, fairness, rule) changes of ru_fair_day's game counts. */
+/** Per (day, hour, creator, token, pool, player, fairness, rule) changes of the fairness count tables. */
 export class FairAccumulator {
   private readonly deltas = new Map<string, { row: Omit<AuditRow, 'fair_own' | 'seed_hash' | 'next_seed_hash' | 'signature' | 'event_index' | 'slot'>; n: number }>();
 
   /** Counts a game under its verdict (`n` = +1, or −1 to take a former verdict back). */
   add(r: AuditRow, n: number): void {
-    const k = `${r.day}|${r.creator}|${r.token}|${r.pool}|${r.player}|${r.fairness}|${r.fairness_rule ?? ''}`;
+    const k = `${r.hour_ms}|${r.creator}|${r.token}|${r.pool}|${r.player}|${r.fairness}|${r.fairness_rule ?? ''}`;
     const e = this.deltas.get(k);
     if (e) e.n += n;
-    else this.deltas.set(k, { row: { day: r.day, creator: r.creator, token: r.token, pool: r.pool, player: r.player, fairness: r.fairness, fairness_rule: r.fairness_rule }, n });
+    else this.deltas.set(k, { row: { day: r.day, hour_ms: r.hour_ms, creator: r.creator, token: r.token, pool: r.pool, player: r.player, fairness: r.fairness, fairness_rule: r.fairness_rule }, n });
   }
 
-  /** Adds the deltas to ru_fair_day, ru_fair_dg, ru_fair_user and ru_fair (upserts) and deletes rows that fell to 0. */
+  /** Adds the deltas to ru_fair_day, ru_fair_dg, ru_fair_hg, ru_fair_user and ru_fair (upserts) and deletes rows that fell to 0. */
   async flush(db: Db): Promise<void> {
-    const rows = [...this.deltas.values()].filter((e) => e.n !== 0);
+    const all = [...this.deltas.values()];
     this.deltas.clear();
-    // The same changes summed without the player (ru_fair_dg), without the day (ru_fair_user), or without both (ru_fair).
-    const summed = (withDay: boolean, withPlayer = false) => {
-      const m = new Map<string, { row: (typeof rows)[number]['row']; n: number }>();
-      for (const e of rows) {
-        const k = `${withDay ? e.row.day : ''}|${withPlayer ? e.row.player : ''}|${e.row.creator}|${e.row.token}|${e.row.pool}|${e.row.fairness}|${e.row.fairness_rule ?? ''}`;
+    // The same changes summed per time unit (UTC day or hour, or none: all time) and with or
+    // without the player: ru_fair_day (day, player), ru_fair_dg (day), ru_fair_hg (hour),
+    // ru_fair_user (player), ru_fair (neither).
+    const summed = (unit: 'day' | 'hour' | null, withPlayer: boolean) => {
+      const m = new Map<string, { row: (typeof all)[number]['row']; n: number }>();
+      for (const e of all) {
+        const at = unit === 'day' ? e.row.day : unit === 'hour' ? e.row.hour_ms : '';
+        const k = `${at}|${withPlayer ? e.row.player : ''}|${e.row.creator}|${e.row.token}|${e.row.pool}|${e.row.fairness}|${e.row.fairness_rule ?? ''}`;
         const a = m.get(k);
         if (a) a.n += e.n;
         else m.set(k, { row: e.row, n: e.n });
       }
       return [...m.values()].filter((e) => e.n !== 0);
     };
-    const keyOf = (row: (typeof rows)[number]['row']) => ({ creator: row.creator, token: row.token, pool: row.pool, fairness: row.fairness, rule: row.fairness_rule ?? '' });
-    await addCounts(db, 'ru_fair', summed(false).map(({ row, n }) => ({ key: keyOf(row), n })));
-    await addCounts(db, 'ru_fair_dg', summed(true).map(({ row, n }) => ({ key: { day: row.day, ...keyOf(row) }, n })));
-    await addCounts(db, 'ru_fair_user', summed(false, true).map(({ row, n }) => ({ key: { player: row.player, ...keyOf(row) }, n })));
-    await addCounts(db, 'ru_fair_day', rows.map(({ row, n }) => ({ key: { day: row.day, ...keyOf(row), player: row.player }, n })));
+    const keyOf = (row: (typeof all)[number]['row']) => ({ creator: row.creator, token: row.token, pool: row.pool, fairness: row.fairness, rule: row.fairness_rule ?? '' });
+    await addCounts(db, 'ru_fair', summed(null, false).map(({ row, n }) => ({ key: keyOf(row), n })));
+    await addCounts(db, 'ru_fair_dg', summed('day', false).map(({ row, n }) => ({ key: { day: row.day, ...keyOf(row) }, n })));
+    await addCounts(db, 'ru_fair_hg', summed('hour', false).map(({ row, n }) => ({ key: { hour_ms: row.hour_ms, ...keyOf(row) }, n })));
+    await addCounts(db, 'ru_fair_user', summed(null, true).map(({ row, n }) => ({ key: { player: row.player, ...keyOf(row) }, n })));
+    await addCounts(db, 'ru_fair_day', summed('day', true).map(({ row, n }) => ({ key: { day: row.day, ...keyOf(row), player: row.player }, n })));
   }
 }
 
@@ -140,7 +146,7 @@ export class FairAccumulator {
  * Adds `n` to the `games` count of each keyed row of a fairness count table (upserts, 256 rows
  * a statement), then deletes the rows whose count fell to 0.
  */
-async function addCounts(db: Db, table: 'ru_fair' | 'ru_fair_dg' | 'ru_fair_user' | 'ru_fair_day', changes: { key: Record<string, string | number>; n: number }[]): Promise<void> {
+async function addCounts(db: Db, table: 'ru_fair' | 'ru_fair_dg' | 'ru_fair_hg' | 'ru_fair_user' | 'ru_fair_day', changes: { key: Record<string, string | number>; n: number }[]): Promise<void> {
   if (changes.length === 0) return;
   const columns = Object.keys(changes[0]!.key);
   const d = db as unknown as Kysely<any>;
@@ -256,7 +262,7 @@ export async function applyChanged(db: Db, changed: { row: AuditRow; was: { fair
  * The rebuild's audit (docs/architecture.md convention 3): every game's own rules from its raw
  * fields, its verdict from the previous settle of its player (games read in (player, slot,
  * signature, event_index) order, index g_player_order), changed rows updated; then ru_fair_day
- * refilled from the games, and ru_fair_dg, ru_fair_user and ru_fair from it (the caller cleared all four).
+ * refilled from the games, ru_fair_hg too, and ru_fair_dg, ru_fair_user and ru_fair from ru_fair_day (the caller cleared all five).
  */
 export async function rebuildFairness(trx: Transaction<Database>): Promise<void> {
   const chunk = 5000;
@@ -302,6 +308,9 @@ export async function rebuildFairness(trx: Transaction<Database>): Promise<void>
     group by day, creator, token, pool, player, fairness, coalesce(fairness_rule, '')`.execute(trx);
   await sql`insert into ru_fair_dg (day, creator, token, pool, fairness, rule, games)
     select day, creator, token, pool, fairness, rule, sum(games) from ru_fair_day group by day, creator, token, pool, fairness, rule`.execute(trx);
+  await sql`insert into ru_fair_hg (hour_ms, creator, token, pool, fairness, rule, games)
+    select hour_ms, creator, token, pool, fairness, coalesce(fairness_rule, ''), count(*) from games
+    group by hour_ms, creator, token, pool, fairness, coalesce(fairness_rule, '')`.execute(trx);
   await sql`insert into ru_fair_user (player, creator, token, pool, fairness, rule, games)
     select player, creator, token, pool, fairness, rule, sum(games) from ru_fair_day group by player, creator, token, pool, fairness, rule`.execute(trx);
   await sql`insert into ru_fair (creator, token, pool, fairness, rule, games)
