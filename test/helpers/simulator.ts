@@ -1,5 +1,6 @@
 import { ManualClock } from '../../src/core/index.js';
 import { startSimulator, type GroundTruthEvent, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js';
+import type { LocatedEvent } from '../../src/protocol/index.js';
 import type { SignatureInfo } from '../../src/solana/index.js';
 
 /** A fixed "now" so every run of the tests sees the same chain. */
@@ -99,4 +100,23 @@ export type { GroundTruthEvent };
 /** JSON-friendly copy (BigInt → decimal string) for deep comparisons. */
 export function plain(v: unknown): unknown {
   return JSON.parse(JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x)));
+}
+
+/**
+ * A whole simulated history (no clock, no live games) as the store receives it: the simulator's
+ * ground truth for `opts` (e.g. faults 'rig=0.02' for violations), each event without its
+ * ground-truth fields (usdPrice, decimals, rigged), and the mints to register first. `truth`
+ * keeps the events with those fields.
+ */
+export async function simulatedHistory(opts: SimulatorOptions): Promise<{ truth: GroundTruthEvent[]; events: LocatedEvent[]; mints: { mint: string; decimals: number }[] }> {
+  const sim = await startSimulator({ liveRate: 0, ...opts });
+  const truth: GroundTruthEvent[] = [];
+  try {
+    await sim.ready();
+    for await (const e of sim.groundTruth()) truth.push(e);
+    const events = truth.map(({ usdPrice: _p, decimals: _d, rigged: _r, ...e }) => e as LocatedEvent);
+    return { truth, events, mints: sim.mints.map((m) => ({ mint: m.mint, decimals: m.decimals })) };
+  } finally {
+    await sim.stop();
+  }
 }

@@ -9,11 +9,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCommon } from '../../src/core/index.js';
 import type { LocatedEvent } from '../../src/protocol/index.js';
-import { startSimulator, type GroundTruthEvent } from '../../src/simulator/index.js';
+import type { GroundTruthEvent } from '../../src/simulator/index.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { derivedRows, expectSameDerived, openPlace, type RawPlace } from '../helpers/derived.js';
 import { fairnessOracle, type OracleVerdict } from '../helpers/fairness-oracle.js';
+import { simulatedHistory } from '../helpers/simulator.js';
 import { testDialects } from '../helpers/store.js';
 
 const DAY = 86_400_000;
@@ -22,15 +23,7 @@ let events: LocatedEvent[] = [];
 let mints: { mint: string; decimals: number }[] = [];
 
 beforeAll(async () => {
-  const sim = await startSimulator({ seed: 43, days: 4, playsPerDay: 700, liveRate: 0, startTimeMs: Date.UTC(2026, 3, 10, 7, 30), faults: 'rig=0.02' });
-  try {
-    await sim.ready();
-    for await (const e of sim.groundTruth()) truth.push(e);
-    mints = sim.mints.map((m) => ({ mint: m.mint, decimals: m.decimals }));
-  } finally {
-    await sim.stop();
-  }
-  events = truth.map(({ usdPrice: _p, decimals: _d, rigged: _r, ...e }) => e as LocatedEvent);
+  ({ truth, events, mints } = await simulatedHistory({ seed: 43, days: 4, playsPerDay: 700, startTimeMs: Date.UTC(2026, 3, 10, 7, 30), faults: 'rig=0.02' }));
 });
 
 /** Batches that never split a transaction, in the given order of transactions. */

@@ -15,28 +15,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCommon } from '../../src/core/index.js';
 import type { LocatedEvent } from '../../src/protocol/index.js';
-import { startSimulator } from '../../src/simulator/index.js';
 import { createStore } from '../../src/store/index.js';
 import { postgresAdapter, sqliteAdapter } from '../../src/store/dialect.js';
 import { createMigrator } from '../../src/store/migrate.js';
 import { expectSameRows, groupGames, kyselyOn, openPlace, undoMigrationsFrom, type Game, type Row } from '../helpers/derived.js';
+import { simulatedHistory } from '../helpers/simulator.js';
 import { testDialects } from '../helpers/store.js';
 
 let events: LocatedEvent[] = [];
 let mints: { mint: string; decimals: number }[] = [];
 
 beforeAll(async () => {
-  const sim = await startSimulator({ seed: 77, days: 3, playsPerDay: 600, liveRate: 0, startTimeMs: Date.UTC(2026, 4, 2, 9, 10), faults: 'rig=0.03' });
-  try {
-    await sim.ready();
-    for await (const e of sim.groundTruth()) {
-      const { usdPrice: _p, decimals: _d, rigged: _r, ...located } = e;
-      events.push(located as LocatedEvent);
-    }
-    mints = sim.mints.map((m) => ({ mint: m.mint, decimals: m.decimals }));
-  } finally {
-    await sim.stop();
-  }
+  ({ events, mints } = await simulatedHistory({ seed: 77, days: 3, playsPerDay: 600, startTimeMs: Date.UTC(2026, 4, 2, 9, 10), faults: 'rig=0.03' }));
 });
 afterAll(() => {
   events = [];
