@@ -1,11 +1,10 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../schema.js';
 import type { FairnessAuditQuery, FairnessAuditResult, FairnessCounts, FairnessViolation, KeyValue } from '../types.js';
-import { filterSql, num } from './common.js';
+import { filterSql, hourSpan, num } from './common.js';
 import { positionValues } from './keyset.js';
 
 const DAY_MS = 86_400_000;
-const HOUR_MS = 3_600_000;
 /** Groups returned by a grouped audit: those with the most violations (then games, then key). */
 export const FAIRNESS_MAX_GROUPS = 100;
 /** `/audit/fairness` violations key: newest first by (time, signature, event index). */
@@ -116,18 +115,18 @@ export async function fairnessAudit(db: Kysely<Database>, q: FairnessAuditQuery)
   };
   for (const [a = 0, b = Number.MAX_SAFE_INTEGER] of raw) {
     if (a >= b) continue;
-    // Without a player, a cut day's whole hours from ru_fair_hg (migration 0023), and the raw games of under an hour at each end.
-    const h0 = Math.ceil(a / HOUR_MS) * HOUR_MS;
-    const h1 = Math.floor(b / HOUR_MS) * HOUR_MS;
-    if (q.player !== undefined || q.groupBy === 'player' || h0 >= h1) {
+    if (q.player !== undefined || q.groupBy === 'player') {
       await rawCounts(a, b);
       continue;
     }
-    const rows = await sql<{ k?: unknown; fairness: unknown; rule: unknown; n: unknown }>`select ${sel}fairness, rule, sum(games) as n from ru_fair_hg
-      where hour_ms >= ${h0} and hour_ms < ${h1} ${f} group by ${by}fairness, rule`.execute(db);
-    take(rows.rows);
-    if (a < h0) await rawCounts(a, h0);
-    if (h1 < b) await rawCounts(h1, b);
+    // Without a player, a cut day's whole hours from ru_fair_hg (migration 0023), and the raw games of under an hour at each end.
+    const { hours, raw: ends } = hourSpan(a, b);
+    if (hours) {
+      const rows = await sql<{ k?: unknown; fairness: unknown; rule: unknown; n: unknown }>`select ${sel}fairness, rule, sum(games) as n from ru_fair_hg
+        where hour_ms >= ${hours[0]} and hour_ms < ${hours[1]} ${f} group by ${by}fairness, rule`.execute(db);
+      take(rows.rows);
+    }
+    for (const [from, to] of ends) await rawCounts(from, to);
   }
 
   // Violations, newest first, one keyset page.

@@ -65,6 +65,21 @@ export function blockSpans(
   return { blocks: [b0, b1], days };
 }
 
+/**
+ * [from, to) (Unix ms) as its whole UTC hours [h0, h1) (the hour_ms keys of an hour rollup:
+ * ru_hour_game_t, ru_fair_hg) and the raw ranges left at its ends, each under an hour. Without a
+ * whole hour inside, `hours` is undefined and the range itself is the one raw range.
+ */
+export function hourSpan(from: number, to: number): { hours?: [number, number]; raw: [number, number][] } {
+  const h0 = Math.ceil(from / MS_PER_HOUR) * MS_PER_HOUR;
+  const h1 = Math.floor(to / MS_PER_HOUR) * MS_PER_HOUR;
+  if (h0 >= h1) return { raw: from < to ? [[from, to]] : [] };
+  const raw: [number, number][] = [];
+  if (from < h0) raw.push([from, h0]);
+  if (h1 < to) raw.push([h1, to]);
+  return { hours: [h0, h1], raw };
+}
+
 /** `and <col> >= from and <col> < to` for the set bounds of a range (integers: days or blocks). */
 export function rangeSql(col: string, [from, to]: [number | undefined, number | undefined]): RawBuilder<unknown> {
   const c = sql.raw(col);

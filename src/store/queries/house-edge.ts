@@ -1,9 +1,9 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { MS_PER_DAY, MS_PER_HOUR } from '../../core/index.js';
+import { MS_PER_DAY } from '../../core/index.js';
 import type { Database } from '../schema.js';
 import { GAME_SUM_OF_ROW, type GameSumColumn } from '../rollups/definitions.js';
 import type { BiggestWin, BiggestWinsQuery, HouseEdgeGroupBy, HouseEdgeQuery, HouseEdgeResult } from '../types-house.js';
-import { big, coversHistory, dayAndBlockParts, filterSql, joinHiLoRow, listedSpans, listedSpansWithComplements, newestDay, num } from './common.js';
+import { big, coversHistory, dayAndBlockParts, filterSql, hourSpan, joinHiLoRow, listedSpans, listedSpansWithComplements, newestDay, num } from './common.js';
 import { type KeyKind, positionValues } from './keyset.js';
 
 /**
@@ -113,15 +113,9 @@ export async function houseEdge(db: Kysely<Database>, q: HouseEdgeQuery): Promis
       if (kindToken && from !== undefined && to !== undefined) {
         // A cut day per game kind × token: its whole hours from ru_hour_game_t, the raw games of
         // the part hours leave (under an hour at each end).
-        const h0 = Math.ceil(from / MS_PER_HOUR) * MS_PER_HOUR;
-        const h1 = Math.floor(to / MS_PER_HOUR) * MS_PER_HOUR;
-        if (h0 >= h1) {
-          parts.push(rawGames(from, to));
-          continue;
-        }
-        parts.push(sql`select ${cols}, ${sums} from ru_hour_game_t where hour_ms >= ${h0} and hour_ms < ${h1} ${filterSql(f)}`);
-        if (from < h0) parts.push(rawGames(from, h0));
-        if (h1 < to) parts.push(rawGames(h1, to));
+        const { hours, raw: ends } = hourSpan(from, to);
+        if (hours) parts.push(sql`select ${cols}, ${sums} from ru_hour_game_t where hour_ms >= ${hours[0]} and hour_ms < ${hours[1]} ${filterSql(f)}`);
+        for (const [a, b] of ends) parts.push(rawGames(a, b));
         continue;
       }
       // A cut day mostly inside the window, without players: its ru_day_game rows minus the raw
