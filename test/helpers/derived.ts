@@ -159,6 +159,11 @@ export function groupGames(games: Game[], keyCols: string[], keyOf: (g: Game) =>
   return rows.map((x) => x.r);
 }
 
+/** A u64 sum of a brute-force row (groupGames) from its `<name>_hi` / `<name>_lo` halves, as the API writes it: a decimal string. */
+export function u64Of(row: Row, name: string): string {
+  return String(BigInt(row[`${name}_hi`] as string) * 2n ** 32n + BigInt(row[`${name}_lo`] as string));
+}
+
 /** A Kysely handle on a place's database (SQLite file, or the PostgreSQL schema on its search path), for raw reads and migrations in tests. */
 export function kyselyOn(place: RawPlace): Kysely<any> {
   if (place.config.kind === 'sqlite') return new Kysely({ dialect: new SqliteDialect({ database: new BetterSqlite3(place.config.path) }) });

@@ -15,7 +15,7 @@ import { blockSpans } from '../../src/store/queries/common.js';
 import { loadFixture } from '../helpers/contract-world.js';
 import { generateFixture } from '../helpers/fixture.js';
 import { testDialects } from '../helpers/store.js';
-import { expectSameRows, kyselyOn, groupGames as group, openPlace, undoMigrationsFrom, type Game } from '../helpers/derived.js';
+import { expectSameRows, kyselyOn, groupGames as group, openPlace, u64Of, undoMigrationsFrom, type Game } from '../helpers/derived.js';
 
 const blockOfGame = (g: Game) => Math.floor(Math.floor(Number(g.time_ms) / MS_PER_DAY) / 32);
 
@@ -83,9 +83,9 @@ describe.each(testDialects())('block rollups (%s)', (dialect) => {
           expect(got.results.map((r) => [r.key, r.token, r.plays, r.wins, String(r.wager), String(r.payout), String(r.expected_payout)]), label).toEqual(
             want.map((w) => [
               w.k, w.token, Number(w.plays), Number(w.wins),
-              String(BigInt(w.wager_hi as string) * 2n ** 32n + BigInt(w.wager_lo as string)),
-              String(BigInt(w.payout_hi as string) * 2n ** 32n + BigInt(w.payout_lo as string)),
-              String(BigInt(w.expected_hi as string) * 2n ** 32n + BigInt(w.expected_lo as string)),
+              u64Of(w, 'wager'),
+              u64Of(w, 'payout'),
+              u64Of(w, 'expected'),
             ]),
           );
         }

@@ -15,10 +15,9 @@ import { createMigrator } from '../../src/store/migrate.js';
 import { loadFixture } from '../helpers/contract-world.js';
 import { generateFixture } from '../helpers/fixture.js';
 import { testDialects } from '../helpers/store.js';
-import { expectSameRows, groupGames as group, kyselyOn, openPlace, undoMigrationsFrom, type Game } from '../helpers/derived.js';
+import { expectSameRows, groupGames as group, kyselyOn, openPlace, u64Of, undoMigrationsFrom, type Game } from '../helpers/derived.js';
 
 const dayOf = (g: Game) => Math.floor(Number(g.time_ms) / MS_PER_DAY);
-const u64 = (w: Record<string, unknown>, name: string) => String(BigInt(w[`${name}_hi`] as string) * 2n ** 32n + BigInt(w[`${name}_lo`] as string));
 
 describe.each(testDialects())('game kind × token rollups (%s)', (dialect) => {
   it('equal the brute force over the stored games; migration 0022 fills the same rows; /house-edge by game and token over random windows equals the brute force', async () => {
@@ -68,7 +67,7 @@ describe.each(testDialects())('game kind × token rollups (%s)', (dialect) => {
           expect(
             got.results.map((r) => [r.key, r.token, r.plays, r.wins, r.jackpots, String(r.wager), String(r.payout), String(r.jackpot), String(r.expected_payout)]),
             label,
-          ).toEqual(byKey.map((w) => [w.k, groupBy === 'game' ? w.token : w.k, Number(w.plays), Number(w.wins), Number(w.jackpots), u64(w, 'wager'), u64(w, 'payout'), u64(w, 'jackpot'), u64(w, 'expected')]));
+          ).toEqual(byKey.map((w) => [w.k, groupBy === 'game' ? w.token : w.k, Number(w.plays), Number(w.wins), Number(w.jackpots), u64Of(w, 'wager'), u64Of(w, 'payout'), u64Of(w, 'jackpot'), u64Of(w, 'expected')]));
           // USD sums: equal up to summation order.
           got.results.forEach((r, i) => expect(Math.abs(r.usd_wager - Number(byKey[i]!.usd_wager)), label).toBeLessThanOrEqual(1e-9 * Math.max(1, Number(byKey[i]!.usd_wager))));
           compared++;

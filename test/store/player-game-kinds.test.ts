@@ -18,7 +18,7 @@ import type { LocatedEvent } from '../../src/protocol/index.js';
 import { createStore } from '../../src/store/index.js';
 import { postgresAdapter, sqliteAdapter } from '../../src/store/dialect.js';
 import { createMigrator } from '../../src/store/migrate.js';
-import { expectSameRows, groupGames, kyselyOn, openPlace, undoMigrationsFrom, type Game, type Row } from '../helpers/derived.js';
+import { expectSameRows, groupGames, kyselyOn, openPlace, u64Of, undoMigrationsFrom, type Game, type Row } from '../helpers/derived.js';
 import { simulatedHistory } from '../helpers/simulator.js';
 import { testDialects } from '../helpers/store.js';
 
@@ -98,9 +98,9 @@ describe.each(testDialects())('one player\'s all-time rollups (%s)', (dialect) =
           expect(edge.results.map((r) => [r.key, r.token, r.plays, r.wins, r.jackpots, String(r.wager), String(r.payout), String(r.expected_payout)]), label).toEqual(
             want.map((w) => [
               w.k, w.token, Number(w.plays), Number(w.wins), Number(w.jackpots),
-              String(BigInt(w.wager_hi as string) * 2n ** 32n + BigInt(w.wager_lo as string)),
-              String(BigInt(w.payout_hi as string) * 2n ** 32n + BigInt(w.payout_lo as string)),
-              String(BigInt(w.expected_hi as string) * 2n ** 32n + BigInt(w.expected_lo as string)),
+              u64Of(w, 'wager'),
+              u64Of(w, 'payout'),
+              u64Of(w, 'expected'),
             ]),
           );
           const audit = await store.queries.fairnessAudit({ player, ...filter, limit: 1000 });
