@@ -91,16 +91,17 @@ function usdPart(g: GameFacts) {
   };
 }
 
-/** The extremes by how they merge (hoisted out of the per-row loop). */
-const MAX_COLUMNS = EXTREME_COLUMNS.filter((c) => EXTREMES[c].merge === 'max');
-const MIN_COLUMNS = EXTREME_COLUMNS.filter((c) => EXTREMES[c].merge === 'min');
-
-function merge(into: GameDelta, d: GameDelta): void {
-  for (const c of SUM_COLUMNS) into[c] += d[c];
-  for (const c of POOL_SUM_COLUMNS) into[c] += d[c];
-  for (const c of MAX_COLUMNS) into[c] = Math.max(into[c], d[c]);
-  for (const c of MIN_COLUMNS) into[c] = Math.min(into[c], d[c]);
-}
+/**
+ * A delta's columns in the accumulator's slabs: the game sums, the pool sums, then the extremes.
+ * A slab row holds exactly the doubles a GameDelta holds, so sums are the same either way.
+ */
+const DELTA_COLUMNS: readonly (keyof GameDelta)[] = [...SUM_COLUMNS, ...POOL_SUM_COLUMNS, ...EXTREME_COLUMNS];
+const WIDTH = DELTA_COLUMNS.length;
+/** Slab positions of the additive columns, and of the extremes by how they merge. */
+const ADDITIVE = SUM_COLUMNS.length + POOL_SUM_COLUMNS.length;
+const PLAYS_AT = DELTA_COLUMNS.indexOf('plays');
+const MAX_AT = DELTA_COLUMNS.flatMap((c, i) => (i >= ADDITIVE && EXTREMES[c as ExtremeColumn].merge === 'max' ? [i] : []));
+const MIN_AT = DELTA_COLUMNS.flatMap((c, i) => (i >= ADDITIVE && EXTREMES[c as ExtremeColumn].merge === 'min' ? [i] : []));
 
 /** The dimensions of one game a rollup row's key is taken from (day: UTC day number; hour_ms / quarter_ms: start of its UTC hour / quarter hour, Unix ms: core quarterOf). */
 export interface GameDims {
@@ -115,37 +116,85 @@ export interface GameDims {
   game_kind: string;
 }
 
+/** A rollup key column: a GameDims field, or `block` (definitions.ts blockOf of the day). */
+type KeyColumn = keyof GameDims | 'block';
+/** Key columns in the order of a game's codes (RollupAccumulator.add). */
+const CODED: readonly KeyColumn[] = ['day', 'hour_ms', 'quarter_ms', 'block', 'creator', 'token', 'pool', 'player', 'game_kind'];
+const TEXT_CODED = CODED.slice(4) as (keyof GameDims)[];
+
+/** One rollup table's rows of a batch: row index by key, the game whose dims give the key, and the sums. */
+class TableRows {
+  readonly ids = new Map<string, number>();
+  readonly dims: GameDims[] = [];
+  sums = new Float64Array(WIDTH * 16);
+  constructor(
+    readonly table: RollupTable,
+    /** Positions in CODED of the table's key columns. */
+    readonly at: readonly number[],
+  ) {}
+
+  key(i: number): Record<string, string | number> {
+    const d = this.dims[i]!;
+    const key: Record<string, string | number> = {};
+    for (const c of ROLLUP_KEYS[this.table]) key[c] = c === 'block' ? blockOf(d.day) : d[c as keyof GameDims];
+    return key;
+  }
+}
+
 /**
  * Accumulates deltas of a batch per rollup row in memory, then writes each touched row once
- * (a batch of games by few platforms/tokens collapses to few upserts).
+ * (a batch of games by few platforms/tokens collapses to few upserts). A row's identity is its
+ * key columns as per-batch ordinals (each value numbered in order of first sight, two UTF-16
+ * units each, so an identity is a short flat string), and its sums live in one Float64Array per
+ * table: a game touches 30 rows, most of them per player, and building long string keys and a
+ * delta object per row was most of the write path's JavaScript (docs/benchmarks.md "Ingest").
  */
 export class RollupAccumulator {
-  private readonly rows = new Map<RollupTable, Map<string, { key: Record<string, string | number>; delta: GameDelta }>>();
+  private readonly tables = ROLLUP_TABLES.map((t) => new TableRows(t, ROLLUP_KEYS[t].map((c) => CODED.indexOf(c as KeyColumn))));
+  /** Per key column: each value seen in this batch → its ordinal. */
+  private readonly names = CODED.map(() => new Map<string | number, number>());
+  private readonly codes: string[] = new Array(CODED.length).fill('');
+  private readonly delta = new Float64Array(WIDTH);
 
   add(dims: GameDims, delta: GameDelta): void {
-    const block = blockOf(dims.day);
-    for (const table of ROLLUP_TABLES) {
-      const cols = ROLLUP_KEYS[table];
-      // The row's identity as one string, built without an intermediate array; the key object
-      // only for a row this batch has not touched yet (most games merge into existing rows).
+    const codes = this.codes;
+    for (let i = 0; i < CODED.length; i++) {
+      const c = CODED[i]!;
+      const v = c === 'block' ? blockOf(dims.day) : dims[c];
+      const names = this.names[i]!;
+      let n = names.get(v);
+      if (n === undefined) names.set(v, (n = names.size));
+      codes[i] = String.fromCharCode(n >>> 16, n & 0xffff);
+    }
+    const d = this.delta;
+    for (let c = 0; c < WIDTH; c++) d[c] = delta[DELTA_COLUMNS[c]!];
+    for (const t of this.tables) {
       let id = '';
-      for (const c of cols) id += (c === 'block' ? block : dims[c as keyof GameDims]) + '\u0000';
-      let m = this.rows.get(table);
-      if (!m) this.rows.set(table, (m = new Map()));
-      const row = m.get(id);
-      if (row) {
-        merge(row.delta, delta);
+      for (const i of t.at) id += codes[i];
+      const row = t.ids.get(id);
+      if (row !== undefined) {
+        const s = t.sums;
+        const o = row * WIDTH;
+        for (let c = 0; c < ADDITIVE; c++) s[o + c]! += d[c]!;
+        for (const c of MAX_AT) s[o + c] = Math.max(s[o + c]!, d[c]!);
+        for (const c of MIN_AT) s[o + c] = Math.min(s[o + c]!, d[c]!);
         continue;
       }
-      const key: Record<string, string | number> = {};
-      for (const c of cols) key[c] = c === 'block' ? block : dims[c as keyof GameDims];
-      m.set(id, { key, delta: { ...delta } });
+      const n = t.dims.length;
+      t.ids.set(id, n);
+      t.dims.push(dims);
+      if ((n + 1) * WIDTH > t.sums.length) {
+        const grown = new Float64Array(t.sums.length * 2);
+        grown.set(t.sums);
+        t.sums = grown;
+      }
+      t.sums.set(d, n * WIDTH);
     }
   }
 
   get size(): number {
     let n = 0;
-    for (const m of this.rows.values()) n += m.size;
+    for (const t of this.tables) n += t.dims.length;
     return n;
   }
 
@@ -155,59 +204,76 @@ export class RollupAccumulator {
    * rollups into `counters` (definitions.ts playerCounterName), so no reader ever counts players.
    */
   async flush(trx: Transaction<Database> | Kysely<Database>, a: DialectAdapter, counters?: CounterAccumulator): Promise<void> {
-    for (const [table, m] of this.rows) {
-      const rows = [...m.values()];
-      const countNew = counters !== undefined && playerCounterOf(table) !== undefined;
+    for (const t of this.tables) {
+      if (t.dims.length === 0) continue;
+      const rows = t.dims.map((_, i) => i);
+      const countNew = counters !== undefined && playerCounterOf(t.table) !== undefined;
       // Bound-parameter limits: SQLite 32766, PostgreSQL 65535; ≤ 32 columns × 256 rows stays under both.
       for (const chunk of fixedChunks(rows)) {
-        const fresh = await upsertRollups(trx, a, table, chunk, countNew);
-        if (countNew) for (const k of fresh) counters!.add(playerCounterName(table, k)!, 1);
+        const fresh = await upsertRollups(trx, a, t, chunk, countNew);
+        if (countNew) for (const i of fresh) counters!.add(playerCounterName(t.table, t.key(i))!, 1);
       }
     }
-    this.rows.clear();
+    this.clear();
+  }
+
+  private clear(): void {
+    for (const t of this.tables) {
+      t.ids.clear();
+      t.dims.length = 0;
+    }
+    for (const m of this.names) m.clear();
   }
 }
 
 /**
- * Upserts rollup rows; with `countNew`, returns the keys of the rows it created (a row is new
- * when its stored play count equals the delta's, which is only possible for a fresh row since
- * stored rows always have ≥ 1 play).
+ * Upserts rows `rows` (indexes into `t`) of one table; with `countNew`, returns the indexes of the
+ * rows it created (a row is new when its stored play count equals the delta's, which is only
+ * possible for a fresh row since stored rows always have ≥ 1 play).
  */
 async function upsertRollups(
   db: Transaction<Database> | Kysely<Database>,
   a: DialectAdapter,
-  table: RollupTable,
-  rows: { key: Record<string, string | number>; delta: GameDelta }[],
+  t: TableRows,
+  rows: readonly number[],
   countNew: boolean,
-): Promise<Record<string, string | number>[]> {
+): Promise<number[]> {
+  const table = t.table;
   const keyCols = ROLLUP_KEYS[table];
   const sums: readonly string[] = hasPoolSums(table) ? [...SUM_COLUMNS, ...POOL_SUM_COLUMNS] : SUM_COLUMNS;
-  const cols = [...keyCols, ...sums, ...EXTREME_COLUMNS];
+  const valueCols = [...sums, ...EXTREME_COLUMNS];
+  const slabAt = valueCols.map((c) => DELTA_COLUMNS.indexOf(c as keyof GameDelta));
+  const cols = [...keyCols, ...valueCols];
   const params: unknown[] = [];
-  for (const { key, delta } of rows) for (const c of cols) params.push(c in key ? key[c] : delta[c as keyof GameDelta]);
-  const t = sql.raw(table);
+  const keys = rows.map((i) => t.key(i));
+  rows.forEach((row, r) => {
+    for (const c of keyCols) params.push(keys[r]![c]);
+    for (const at of slabAt) params.push(t.sums[row * WIDTH + at]);
+  });
+  const into = sql.raw(table);
   const ref = (c: string) => sql.raw(`${table}.${c}`);
   const ex = (c: string) => sql.raw(`excluded.${c}`);
   const updates = [
     ...sums.map((c) => sql`${sql.raw(c)} = ${ref(c)} + ${ex(c)}`),
     ...EXTREME_COLUMNS.map((c) => sql`${sql.raw(c)} = ${(EXTREMES[c].merge === 'max' ? a.greatest : a.least)(ref(c), ex(c))}`),
   ];
-  const anyPlays = rows.some((r) => r.delta.plays > 0);
+  const plays = (row: number) => t.sums[row * WIDTH + PLAYS_AT]!;
+  const anyPlays = rows.some((row) => plays(row) > 0);
   const returning = countNew && anyPlays ? sql` returning ${sql.raw(keyCols.join(', '))}, plays` : sql``;
   // One SQL text per (dialect, table, row count, returning): compiled once (statement-cache.ts).
   const build = () => {
     let i = 0;
     const tuples = rows.map(() => sql`(${sql.join(cols.map(() => params[i++]))})`);
-    return sql`insert into ${t} (${sql.raw(cols.join(', '))}) values ${sql.join(tuples)}
+    return sql`insert into ${into} (${sql.raw(cols.join(', '))}) values ${sql.join(tuples)}
     on conflict (${sql.raw(keyCols.join(', '))}) do update set ${sql.join(updates)}${returning}`.compile(db);
   };
   const res = await runPrecompiled<Record<string, unknown>>(db, `${a.kind}:${table}:${rows.length}:${countNew && anyPlays}`, build, params);
   if (!countNew || !anyPlays) return [];
-  const byKey = new Map(rows.map((r) => [keyCols.map((c) => String(r.key[c])).join('\u0000'), r]));
-  const fresh: Record<string, string | number>[] = [];
+  const byKey = new Map(rows.map((row, r) => [keyCols.map((c) => String(keys[r]![c])).join('\u0000'), row]));
+  const fresh: number[] = [];
   for (const r of res.rows) {
     const row = byKey.get(keyCols.map((c) => String(r[c])).join('\u0000'));
-    if (row !== undefined && row.delta.plays > 0 && Number(r.plays) === row.delta.plays) fresh.push(row.key);
+    if (row !== undefined && plays(row) > 0 && Number(r.plays) === plays(row)) fresh.push(row);
   }
   return fresh;
 }
