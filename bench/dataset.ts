@@ -35,7 +35,7 @@ export interface DatasetMeta {
   users: string[];
   /** Wall seconds of the whole build (writes and the deferred indexes). */
   buildSeconds: number;
-  /** Of buildSeconds: recreating the deferred list indexes of `games` at the end (Store.deferListIndexes). */
+  /** Of buildSeconds: recreating the deferred read indexes (`games` lists, derived tables' sort indexes) at the end (Store.deferReadIndexes). */
   indexSeconds?: number;
   fingerprint: string;
   builtAt: string;
@@ -143,7 +143,7 @@ export async function prepareDataset(o: DatasetOptions): Promise<Dataset> {
     config = { kind: 'postgres', url: o.pgUrl };
   }
   // Bulk load (docs/benchmarks.md "Building a dataset"): SQLite journal in memory, no syncs, a
-  // large page cache, and the games' list indexes built once at the end.
+  // large page cache, and the read-only indexes built once at the end.
   const store = await createStore({ common: createCommon(), config, schema, bulkLoad: true, cacheMiB: BUILD_CACHE_MIB });
   let meta: DatasetMeta;
   try {
@@ -198,7 +198,7 @@ async function pgSchemaSize(url: string, schema: string): Promise<number> {
 
 async function build(store: Store, o: { games: number; seed: number; days: number; fingerprint: string; log: (m: string) => void }): Promise<DatasetMeta> {
   const t0 = performance.now();
-  const restoreIndexes = await store.deferListIndexes();
+  const restoreIndexes = await store.deferReadIndexes();
   // Fixed to the hour, so a rebuild of the same size on the same day gives the same chain.
   const startTimeMs = hourFloor(Date.now());
   const playsPerDay = Math.max(1, Math.round(o.games / o.days));

@@ -17,7 +17,7 @@ import { cachingSqliteDatabase } from './statement-cache.js';
 import type { Database } from './schema.js';
 import type { HourlyPrice, Store, WriteBatch } from './types.js';
 import type { CoverageResult } from './types-coverage.js';
-import { deferListIndexes, putCoverage, putPrices, rebuildRollups, setStateIn, writeBatch } from './write/index.js';
+import { deferReadIndexes, putCoverage, putPrices, rebuildRollups, setStateIn, writeBatch } from './write/index.js';
 
 /** How a store is opened (CreateStoreOptions.access): `readwrite` (the indexer, the CLI) or `readonly` (the API). */
 export type StoreAccess = 'readwrite' | 'readonly';
@@ -207,7 +207,7 @@ async function openReadwrite(opts: CreateStoreOptions): Promise<Store> {
     unpricedHours: (limit: number) => unpricedHours(db, limit),
     rebuildRollups: () => bump(rebuildRollups(db, adapter)),
     putCoverage: (result: CoverageResult) => putCoverage(db, result),
-    deferListIndexes: () => deferListIndexes(db, adapter),
+    deferReadIndexes: () => deferReadIndexes(db, adapter),
   });
   const store: Store = {
     dialect: adapter.kind,
@@ -334,7 +334,7 @@ async function openReadonly(opts: CreateStoreOptions): Promise<Store> {
     putPrices: readonlyError('putPrices'),
     rebuildRollups: readonlyError('rebuildRollups'),
     putCoverage: readonlyError('putCoverage'),
-    deferListIndexes: readonlyError('deferListIndexes'),
+    deferReadIndexes: readonlyError('deferReadIndexes'),
     ...reads,
     generation,
     keys: { ...keys, insert: readonlyError('keys.insert'), revoke: readonlyError('keys.revoke') },

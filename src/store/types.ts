@@ -625,12 +625,12 @@ export interface Store {
    */
   putCoverage(result: CoverageResult): Promise<void>;
   /**
-   * Bulk load (docs/benchmarks.md "Building a dataset"): drops the list indexes of `games` that no
-   * write reads and resolves to a function that recreates them exactly as the migrations made
-   * them. Only for a store nobody reads until that function has run. Errors: AppError
+   * Bulk load (docs/benchmarks.md "Building a dataset"): drops the indexes no write reads (the
+   * list indexes of `games`, the non-unique indexes of the derived tables) and resolves to a
+   * function that recreates them exactly as the migrations made them. Only for a store nobody reads until that function has run. Errors: AppError
    * STORE_UNAVAILABLE; STORE_READ_ONLY on a read-only store.
    */
-  deferListIndexes(): Promise<() => Promise<void>>;
+  deferReadIndexes(): Promise<() => Promise<void>>;
   /**
    * Increments after every write this Store object committed (writeBatch, putPrices,
    * rebuildRollups, setState excluded). Response caches key on it so an in-process write is

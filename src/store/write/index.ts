@@ -7,4 +7,4 @@ export { setStateIn, writeBatch } from './batch.js';
 export { putPrices } from './reprice.js';
 export { putCoverage } from './coverage.js';
 export { rebuildRollups, rebuildRollupsIn } from './rebuild.js';
-export { deferListIndexes } from './bulk.js';
+export { deferReadIndexes } from './bulk.js';
