@@ -147,7 +147,8 @@ class TableRows {
  * key columns as per-batch ordinals (each value numbered in order of first sight, two UTF-16
  * units each, so an identity is a short flat string), and its sums live in one Float64Array per
  * table: a game touches 30 rows, most of them per player, and building long string keys and a
- * delta object per row was most of the write path's JavaScript (docs/benchmarks.md "Ingest").
+ * delta object per row was most of the write path's JavaScript (docs/benchmarks.md "The rollup
+ * accumulator and deferred rollup indexes").
  */
 export class RollupAccumulator {
   private readonly tables = ROLLUP_TABLES.map((t) => new TableRows(t, ROLLUP_KEYS[t].map((c) => CODED.indexOf(c as KeyColumn))));
