@@ -120,7 +120,6 @@ export interface GameDims {
 type KeyColumn = keyof GameDims | 'block';
 /** Key columns in the order of a game's codes (RollupAccumulator.add). */
 const CODED: readonly KeyColumn[] = ['day', 'hour_ms', 'quarter_ms', 'block', 'creator', 'token', 'pool', 'player', 'game_kind'];
-const TEXT_CODED = CODED.slice(4) as (keyof GameDims)[];
 
 /** One rollup table's rows of a batch: row index by key, the game whose dims give the key, and the sums. */
 class TableRows {
@@ -212,7 +211,7 @@ export class RollupAccumulator {
       // Bound-parameter limits: SQLite 32766, PostgreSQL 65535; ≤ 32 columns × 256 rows stays under both.
       for (const chunk of fixedChunks(rows)) {
         const fresh = await upsertRollups(trx, a, t, chunk, countNew);
-        if (countNew) for (const i of fresh) counters!.add(playerCounterName(t.table, t.key(i))!, 1);
+        if (countNew) for (const k of fresh) counters!.add(playerCounterName(t.table, k)!, 1);
       }
     }
     this.clear();
@@ -228,7 +227,7 @@ export class RollupAccumulator {
 }
 
 /**
- * Upserts rows `rows` (indexes into `t`) of one table; with `countNew`, returns the indexes of the
+ * Upserts rows `rows` (indexes into `t`) of one table; with `countNew`, returns the keys of the
  * rows it created (a row is new when its stored play count equals the delta's, which is only
  * possible for a fresh row since stored rows always have ≥ 1 play).
  */
@@ -238,7 +237,7 @@ async function upsertRollups(
   t: TableRows,
   rows: readonly number[],
   countNew: boolean,
-): Promise<number[]> {
+): Promise<Record<string, string | number>[]> {
   const table = t.table;
   const keyCols = ROLLUP_KEYS[table];
   const sums: readonly string[] = hasPoolSums(table) ? [...SUM_COLUMNS, ...POOL_SUM_COLUMNS] : SUM_COLUMNS;
@@ -251,30 +250,29 @@ async function upsertRollups(
     for (const c of keyCols) params.push(keys[r]![c]);
     for (const at of slabAt) params.push(t.sums[row * WIDTH + at]);
   });
-  const into = sql.raw(table);
-  const ref = (c: string) => sql.raw(`${table}.${c}`);
-  const ex = (c: string) => sql.raw(`excluded.${c}`);
-  const updates = [
-    ...sums.map((c) => sql`${sql.raw(c)} = ${ref(c)} + ${ex(c)}`),
-    ...EXTREME_COLUMNS.map((c) => sql`${sql.raw(c)} = ${(EXTREMES[c].merge === 'max' ? a.greatest : a.least)(ref(c), ex(c))}`),
-  ];
   const plays = (row: number) => t.sums[row * WIDTH + PLAYS_AT]!;
   const anyPlays = rows.some((row) => plays(row) > 0);
   const returning = countNew && anyPlays ? sql` returning ${sql.raw(keyCols.join(', '))}, plays` : sql``;
   // One SQL text per (dialect, table, row count, returning): compiled once (statement-cache.ts).
   const build = () => {
+    const ref = (c: string) => sql.raw(`${table}.${c}`);
+    const ex = (c: string) => sql.raw(`excluded.${c}`);
+    const updates = [
+      ...sums.map((c) => sql`${sql.raw(c)} = ${ref(c)} + ${ex(c)}`),
+      ...EXTREME_COLUMNS.map((c) => sql`${sql.raw(c)} = ${(EXTREMES[c].merge === 'max' ? a.greatest : a.least)(ref(c), ex(c))}`),
+    ];
     let i = 0;
     const tuples = rows.map(() => sql`(${sql.join(cols.map(() => params[i++]))})`);
-    return sql`insert into ${into} (${sql.raw(cols.join(', '))}) values ${sql.join(tuples)}
+    return sql`insert into ${sql.raw(table)} (${sql.raw(cols.join(', '))}) values ${sql.join(tuples)}
     on conflict (${sql.raw(keyCols.join(', '))}) do update set ${sql.join(updates)}${returning}`.compile(db);
   };
   const res = await runPrecompiled<Record<string, unknown>>(db, `${a.kind}:${table}:${rows.length}:${countNew && anyPlays}`, build, params);
   if (!countNew || !anyPlays) return [];
-  const byKey = new Map(rows.map((row, r) => [keyCols.map((c) => String(keys[r]![c])).join('\u0000'), row]));
-  const fresh: number[] = [];
-  for (const r of res.rows) {
-    const row = byKey.get(keyCols.map((c) => String(r[c])).join('\u0000'));
-    if (row !== undefined && plays(row) > 0 && Number(r.plays) === plays(row)) fresh.push(row);
+  const byKey = new Map(rows.map((_, r) => [keyCols.map((c) => String(keys[r]![c])).join('\u0000'), r]));
+  const fresh: Record<string, string | number>[] = [];
+  for (const stored of res.rows) {
+    const r = byKey.get(keyCols.map((c) => String(stored[c])).join('\u0000'));
+    if (r !== undefined && plays(rows[r]!) > 0 && Number(stored.plays) === plays(rows[r]!)) fresh.push(keys[r]!);
   }
   return fresh;
 }
