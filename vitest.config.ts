@@ -30,6 +30,9 @@ export default defineConfig(async () => {
   };
   const sqlite = (process.env.TEST_DIALECTS ?? 'sqlite').split(',').some((d) => d.trim() === 'sqlite');
   const postgresInclude = ['test/contract/**/*.test.ts', 'test/hardening/store-deadline.test.ts', 'test/e2e/**/*.test.ts', 'test/ingest/**/*.test.ts', 'test/store/**/*.test.ts'];
+  // The chain-source suites test the RPC, Helius and Yellowstone sources, whose games reach the
+  // store through the same write path as every other end-to-end suite's: once, on SQLite, is enough.
+  const postgresExclude = ['test/e2e/sources.test.ts', 'test/e2e/yellowstone.test.ts'];
   return {
     test: {
       pool: 'forks',
@@ -51,6 +54,7 @@ export default defineConfig(async () => {
                   name: 'postgres',
                   // test/scaleout (PostgreSQL + Redis by nature) runs here only.
                   include: plan.scaleout ? [...postgresInclude, 'test/scaleout/**/*.test.ts'] : postgresInclude,
+                  exclude: postgresExclude,
                   env: { TEST_STORE: 'postgres', TEST_DATABASE_URL: plan.postgresUrl, TEST_REDIS_URL: plan.redisUrl },
                 },
               },
