@@ -112,7 +112,7 @@ interface OracleBucket { key: string; date: string; time: number; from: number; 
 
 const QUARTER_MS = 15 * 60_000;
 const zoneFormats = new Map<string, Intl.DateTimeFormat>();
-const quarterKeys = new Map<string, { date: string; hour: string; offset: string; weekday: string }>();
+const quarterKeys = new Map<string, Map<number, { date: string; hour: string; offset: string; weekday: string }>>();
 /**
  * Local date, hour, UTC offset and weekday of instant t in tz, by plain Intl formatting (no
  * arithmetic of the store's code). Every zone's offset is a multiple of 15 minutes, so a bucket
@@ -120,8 +120,9 @@ const quarterKeys = new Map<string, { date: string; hour: string; offset: string
  */
 function localOf(tz: string, t: number): { date: string; hour: string; offset: string; weekday: string } {
   const q = Math.floor(t / QUARTER_MS) * QUARTER_MS;
-  const k = `${tz}|${q}`;
-  let v = quarterKeys.get(k);
+  let zone = quarterKeys.get(tz);
+  if (!zone) quarterKeys.set(tz, (zone = new Map()));
+  let v = zone.get(q);
   if (v) return v;
   let f = zoneFormats.get(tz);
   if (!f) {
@@ -131,7 +132,7 @@ function localOf(tz: string, t: number): { date: string; hour: string; offset: s
   const p: Record<string, string> = {};
   for (const x of f.formatToParts(new Date(q))) p[x.type] = x.value;
   v = { date: `${p.year}-${p.month}-${p.day}`, hour: p.hour!, offset: p.timeZoneName!, weekday: p.weekday! };
-  quarterKeys.set(k, v);
+  zone.set(q, v);
   return v;
 }
 const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
@@ -149,6 +150,16 @@ export function oracleBuckets(q: SeriesQ, nowMs: number): OracleBucket[] {
   const tz = q.tz ?? 'UTC';
   const interval = q.interval ?? 'day';
   const days = q.days ?? (interval === 'hour' ? 1 : 300);
+  // The same request is asked with many filters: the scan (tens of thousands of quarter-hours for
+  // a long series) runs once per request shape and clock; callers get their own copies.
+  const memo = `${tz}|${interval}|${days}|${q.startTime}|${q.endTime}|${nowMs}`;
+  let found = bucketScans.get(memo);
+  if (!found) bucketScans.set(memo, (found = scanBuckets(tz, interval, days, q, nowMs)));
+  return found.map((b) => ({ ...b }));
+}
+const bucketScans = new Map<string, OracleBucket[]>();
+
+function scanBuckets(tz: string, interval: 'hour' | 'day' | 'week', days: number, q: SeriesQ, nowMs: number): OracleBucket[] {
   const key = (t: number) => bucketKey(tz, interval, t);
   const startOf = (t: number): number => {
     let x = Math.floor(t / QUARTER_MS) * QUARTER_MS;
