@@ -41,6 +41,8 @@ export default defineConfig(async () => {
       // default) leaves the machine idle. The timeouts allow for the contention this brings.
       maxWorkers: 3,
       minWorkers: 1,
+      // The CLI the suites start in child processes, bundled once from the sources (test/helpers/cli-bundle-setup.ts).
+      globalSetup: ['test/helpers/cli-bundle-setup.ts'],
       testTimeout: 120_000,
       hookTimeout: 120_000,
       reporters: ['default', noticeReporter],

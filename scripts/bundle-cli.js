@@ -3,6 +3,7 @@
 // (dist/store/readers/worker.js) into dist/bundle/: main.js, worker.js and the chunks they share,
 // with the dependencies' JavaScript inside. `bin/gamba-analytics.js` runs dist/bundle/main.js.
 // Run by `npm run build` after the compiler; usage: node scripts/bundle-cli.js
+// (test/helpers/cli-bundle.ts imports bundleCli to bundle the sources the same way for the tests)
 //
 // Why (docs/architecture.md "Build"): each ES module Node loads keeps its own record, source text
 // and compiled code, and every reader thread loads the query modules again in its own isolate.
@@ -43,24 +44,36 @@ export const EXTERNAL_PACKAGES = [
   'piscina',
 ];
 
-rmSync(out, { recursive: true, force: true });
-await build({
+/**
+ * Bundles `entryPoints` ({ name: path }: compiled .js or TypeScript sources, esbuild reads both)
+ * into `outdir`, emptied first: one file per entry name plus the chunks they share. A reader
+ * pool in the bundle starts `worker.js` of the same directory, so an entry set that serves
+ * queries names `worker` too.
+ */
+export async function bundleCli(entryPoints, outdir) {
+  rmSync(outdir, { recursive: true, force: true });
+  await build({
+    entryPoints,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: ['node20'],
+    external: EXTERNAL_PACKAGES,
+    // CommonJS dependencies inside an ES module bundle call `require` for Node's built-ins.
+    banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
+    // Whitespace only: names stay, so stack traces still read.
+    minifyWhitespace: true,
+    legalComments: 'none',
+    outdir,
+    entryNames: '[name]',
+    logLevel: 'warning',
+  });
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   // Entry names are the file names the code expects: the reader pool starts `./worker.js` next
   // to its own module (src/store/readers/pool.ts), which is a chunk of this directory.
-  entryPoints: { main: join(root, 'dist', 'cli', 'main.js'), worker: join(root, 'dist', 'store', 'readers', 'worker.js') },
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: ['node20'],
-  external: EXTERNAL_PACKAGES,
-  // CommonJS dependencies inside an ES module bundle call `require` for Node's built-ins.
-  banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
-  // Whitespace only: names stay, so stack traces still read.
-  minifyWhitespace: true,
-  legalComments: 'none',
-  outdir: out,
-  entryNames: '[name]',
-  logLevel: 'warning',
-});
-console.log(`cli: bundled into ${out}`);
+  await bundleCli({ main: join(root, 'dist', 'cli', 'main.js'), worker: join(root, 'dist', 'store', 'readers', 'worker.js') }, out);
+  console.log(`cli: bundled into ${out}`);
+}

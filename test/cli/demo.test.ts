@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
+import { bundledEntry } from '../helpers/cli-bundle.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const ENTRY = join(ROOT, 'test/helpers/entries/run-cli.ts');
 const dir = mkdtempSync(join(tmpdir(), 'gamba-demo-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -33,7 +33,7 @@ describe('npm start with nothing configured (demo)', () => {
     const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: `sqlite:${join(dir, 'demo.db')}`, LOG_LEVEL: 'warn' };
     delete env.SOLANA_RPC_URL;
     delete env.SOLANA_WS_URL;
-    const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', ENTRY, 'serve'], { cwd: ROOT, env });
+    const child: ChildProcess = spawn(process.execPath, [...bundledEntry('run-cli'), 'serve'], { cwd: ROOT, env });
     let out = '';
     child.stdout!.on('data', (c) => (out += String(c)));
     child.stderr!.on('data', (c) => (out += String(c)));

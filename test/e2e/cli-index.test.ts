@@ -15,13 +15,14 @@ import { createStore } from '../../src/store/index.js';
 import { cliChild } from '../helpers/proc.js';
 import { createTestDatabase } from '../helpers/store.js';
 import { waitFor } from '../helpers/indexer-setup.js';
+import { bundledEntry } from '../helpers/cli-bundle.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gamba-cli-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 function run(args: string[], env: Record<string, string>) {
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(here, '../helpers/entries/run-cli.ts'), ...args], {
+  const proc = spawn(process.execPath, [...bundledEntry('run-cli'), ...args], {
     cwd: path.resolve(here, '../..'),
     env: { ...process.env, SOLANA_RPC_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -23,6 +23,7 @@ import { groundTruth, simulatorPrices } from '../helpers/ground-truth.js';
 import { buildIndexer } from '../helpers/indexer-setup.js';
 import { allSignatures, startTestSimulator, type SignatureInfo } from '../helpers/simulator.js';
 import { setupTestDatabase, type TestDatabase } from '../helpers/store.js';
+import { bundledEntry } from '../helpers/cli-bundle.js';
 
 const stops: (() => Promise<void>)[] = [];
 afterAll(async () => {
@@ -234,7 +235,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 
 /** Runs the CLI as an operator does (a process, configuration from the environment); resolves with its exit code and output. */
 function runCli(args: string[], env: Record<string, string>, onOut?: (out: string, proc: ReturnType<typeof spawn>) => void): Promise<{ code: number | null; out: string; err: string }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(here, '../helpers/entries/run-cli.ts'), ...args], {
+  const proc = spawn(process.execPath, [...bundledEntry('run-cli'), ...args], {
     cwd: path.resolve(here, '../..'),
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -169,7 +169,7 @@ describe('serve: the indexer as a supervised child process', () => {
     const serve = await startServe(sim, db.databaseUrl, { POLL_INTERVAL_MS: '600000', SYNC_MIN_INTERVAL_MS: String(interval), METRICS_PORT: String(metricsPort), REDIS_URL: '' }, ['--workers', '2']);
     try {
       // Two workers and the indexer, all children of the primary.
-      const kids = childrenOf(serve.proc.pid!).filter((c) => c.args.some((a) => a.endsWith('run-cli.ts')));
+      const kids = childrenOf(serve.proc.pid!).filter((c) => c.args.some((a) => a.endsWith('run-cli.js')));
       expect(kids.filter((c) => c.args.includes('serve'))).toHaveLength(2);
       expect(cliChild(serve.proc.pid!, 'index')).toBeDefined();
       expect(serve.output()).toMatch(/without REDIS_URL: each worker keeps its own rate-limit buckets/);

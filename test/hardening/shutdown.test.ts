@@ -20,9 +20,9 @@ import { groundTruth, simulatorPrices } from '../helpers/ground-truth.js';
 import { buildIndexer } from '../helpers/indexer-setup.js';
 import { expectedEventLines, poolsOf, storedEventLines } from '../helpers/stored.js';
 import { bytesOf, rawExchange } from '../helpers/raw-http.js';
+import { bundledEntry } from '../helpers/cli-bundle.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const ENTRY = join(ROOT, 'test/helpers/entries/run-cli.ts');
 const dir = mkdtempSync(join(tmpdir(), 'gamba-shutdown-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -60,7 +60,7 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('%s', (signal) => {
         LOG_LEVEL: 'info',
       };
       delete env.SOLANA_WS_URL;
-      const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, 'serve'], { cwd: ROOT, env });
+      const child = spawn(process.execPath, [...bundledEntry('run-cli'), 'serve'], { cwd: ROOT, env });
       let out = '';
       child.stdout!.on('data', (c) => (out += String(c)));
       child.stderr!.on('data', (c) => (out += String(c)));

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundledEntry } from './cli-bundle.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
@@ -14,9 +15,9 @@ export interface IndexerChild {
   output(): string;
 }
 
-/** Starts test/helpers/entries/index-child.ts in its own Node process (`node --import tsx`), env on top of ours. */
+/** Starts test/helpers/entries/index-child.ts (bundled: cli-bundle.ts) in its own Node process, env on top of ours. */
 export function spawnIndexerChild(env: Record<string, string>): IndexerChild {
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'entries/index-child.ts')], {
+  const proc = spawn(process.execPath, bundledEntry('index-child'), {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

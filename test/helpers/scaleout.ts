@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundledEntry } from './cli-bundle.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const root = path.resolve(here, '../..');
@@ -77,9 +78,9 @@ export function spawnProc(cmd: string, args: string[], env: NodeJS.ProcessEnv = 
   };
 }
 
-/** The CLI from source (test/helpers/entries/run-cli.ts), as bin/gamba-analytics.js runs the compiled one. */
+/** The CLI (the test run's bundle of the sources, cli-bundle.ts), as bin/gamba-analytics.js runs the compiled one. */
 export function spawnCli(args: string[], env: Record<string, string>): Proc {
-  return spawnProc(process.execPath, ['--import', 'tsx', path.join(root, 'test/helpers/entries/run-cli.ts'), ...args], {
+  return spawnProc(process.execPath, [...bundledEntry('run-cli'), ...args], {
     ...process.env,
     SOLANA_RPC_URL: '',
     LOG_LEVEL: 'warn',

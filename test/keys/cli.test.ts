@@ -8,13 +8,13 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createCommon } from '../../src/core/index.js';
 import { createStore } from '../../src/store/index.js';
 import { buildTestApp } from '../helpers/app.js';
+import { bundledEntry } from '../helpers/cli-bundle.js';
 
 /**
- * The CLI as an operator runs it: a separate process (from source through tsx, so no build
- * step is needed), configured by the environment, talking to the same SQLite file.
+ * The CLI as an operator runs it: a separate process (the test run's bundle of the sources,
+ * helpers/cli-bundle.ts), configured by the environment, talking to the same SQLite file.
  */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const ENTRY = join(ROOT, 'test/helpers/entries/run-cli.ts');
 const run = promisify(execFile);
 
 let dir: string;
@@ -27,7 +27,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function cli(args: string[], extraEnv: Record<string, string> = {}) {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', ENTRY, ...args], { cwd: ROOT, env: { ...env, ...extraEnv } });
+    const { stdout, stderr } = await run(process.execPath, [...bundledEntry('run-cli'), ...args], { cwd: ROOT, env: { ...env, ...extraEnv } });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -121,7 +121,7 @@ describe('gamba-analytics keys', () => {
 describe('gamba-analytics serve', () => {
   test('--no-indexer serves the store on PORT, a created key works, SIGTERM stops it with exit 0', async () => {
     const created = JSON.parse((await cli(['keys', 'create', '--name', 'serve', '--tier', 'standard', '--json'])).stdout);
-    const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', ENTRY, 'serve', '--no-indexer'], { cwd: ROOT, env: { ...env, PORT: '0', HOST: '127.0.0.1' } });
+    const child: ChildProcess = spawn(process.execPath, [...bundledEntry('run-cli'), 'serve', '--no-indexer'], { cwd: ROOT, env: { ...env, PORT: '0', HOST: '127.0.0.1' } });
     try {
       const url = await new Promise<string>((resolve, reject) => {
         let out = '';

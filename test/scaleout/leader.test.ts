@@ -3,7 +3,6 @@
  * by; the leader is SIGKILLed mid-backfill; the standby takes over within 15 s and the store
  * ends with exactly the simulator's ground-truth events (no loss, no duplicate).
  */
-import path from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { leaderLockName } from '../../src/store/index.js';
@@ -12,10 +11,11 @@ import { groundTruth } from '../helpers/ground-truth.js';
 import { setupTestDatabase, testDatabaseUrl } from '../helpers/store.js';
 import { expectedEventLines, poolsOf, storedEventLines } from '../helpers/stored.js';
 import { waitFor } from '../helpers/indexer-setup.js';
-import { root, spawnProc, type Proc } from '../helpers/scaleout.js';
+import { spawnProc, type Proc } from '../helpers/scaleout.js';
+import { bundledEntry } from '../helpers/cli-bundle.js';
 
 function spawnIndexer(env: Record<string, string>): Proc {
-  return spawnProc(process.execPath, ['--import', 'tsx', path.join(root, 'test/helpers/entries/elected-indexer-child.ts')], { ...process.env, ...env });
+  return spawnProc(process.execPath, bundledEntry('elected-indexer-child'), { ...process.env, ...env });
 }
 
 /** Backends holding the schema's leader lock (pg_locks splits the 64-bit key into classid/objid). */

@@ -1,0 +1,34 @@
+/**
+ * vitest globalSetup (vitest.config.ts): bundles the CLI and the suites' child entries from the
+ * sources once per project, for cli-bundle.ts bundledEntry. Imports nothing of vitest's runtime
+ * (a globalSetup runs in vitest's main process, outside any test).
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { TestProject } from 'vitest/node';
+import { bundleCli } from '../../scripts/bundle-cli.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The bundle's entries: the CLI as bin/gamba-analytics.js runs it, and the suites' indexer children. */
+const ENTRIES = {
+  'run-cli': join(ROOT, 'test/helpers/entries/run-cli.ts'),
+  'index-child': join(ROOT, 'test/helpers/entries/index-child.ts'),
+  'elected-indexer-child': join(ROOT, 'test/helpers/entries/elected-indexer-child.ts'),
+  // The reader pool starts `worker.js` next to its own module: a chunk of the same directory.
+  worker: join(ROOT, 'src/store/readers/worker.ts'),
+} as const;
+
+/** An entry a suite starts (the reader thread's is started by the pool). */
+export type BundledEntry = Exclude<keyof typeof ENTRIES, 'worker'>;
+
+/** Run once per project: bundles ENTRIES into a directory of this run and project, removed at the end. */
+export default async function setup(project: TestProject): Promise<() => void> {
+  const dir = join(ROOT, 'node_modules', '.cache', 'gamba-test-cli', `${process.pid}-${project.name || 'root'}`);
+  mkdirSync(dir, { recursive: true });
+  await bundleCli(ENTRIES, dir);
+  project.provide('cliBundle', dir);
+  return () => rmSync(dir, { recursive: true, force: true });
+}
+
