@@ -3,7 +3,7 @@
 // (dist/store/readers/worker.js) into dist/bundle/: main.js, worker.js and the chunks they share,
 // with the dependencies' JavaScript inside. `bin/gamba-analytics.js` runs dist/bundle/main.js.
 // Run by `npm run build` after the compiler; usage: node scripts/bundle-cli.js
-// (test/helpers/cli-bundle.ts imports bundleCli to bundle the sources the same way for the tests)
+// (test/helpers/cli-bundle-setup.ts imports bundleCli to bundle the sources the same way for the tests)
 //
 // Why (docs/architecture.md "Build"): each ES module Node loads keeps its own record, source text
 // and compiled code, and every reader thread loads the query modules again in its own isolate.

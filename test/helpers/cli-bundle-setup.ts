@@ -3,7 +3,7 @@
  * sources once per project, for cli-bundle.ts bundledEntry. Imports nothing of vitest's runtime
  * (a globalSetup runs in vitest's main process, outside any test).
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
@@ -23,9 +23,30 @@ const ENTRIES = {
 /** An entry a suite starts (the reader thread's is started by the pool). */
 export type BundledEntry = Exclude<keyof typeof ENTRIES, 'worker'>;
 
-/** Run once per project: bundles ENTRIES into a directory of this run and project, removed at the end. */
+/** Where the runs' bundles lie: one directory per run (`<pid>-<project>`). */
+const BUNDLES = join(ROOT, 'node_modules', '.cache', 'gamba-test-cli');
+
+/** Whether process `pid` is alive (signal 0 checks without sending). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Run once per project: bundles ENTRIES into a directory of this run and project, removed at the
+ * end. Directories of runs whose process is gone (killed before their teardown) are removed first.
+ */
 export default async function setup(project: TestProject): Promise<() => void> {
-  const dir = join(ROOT, 'node_modules', '.cache', 'gamba-test-cli', `${process.pid}-${project.name || 'root'}`);
+  mkdirSync(BUNDLES, { recursive: true });
+  for (const name of readdirSync(BUNDLES)) {
+    const pid = Number(name.split('-')[0]);
+    if (Number.isInteger(pid) && pid !== process.pid && !alive(pid)) rmSync(join(BUNDLES, name), { recursive: true, force: true });
+  }
+  const dir = join(BUNDLES, `${process.pid}-${project.name || 'root'}`);
   mkdirSync(dir, { recursive: true });
   await bundleCli(ENTRIES, dir);
   project.provide('cliBundle', dir);
