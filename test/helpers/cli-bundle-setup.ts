@@ -3,7 +3,7 @@
  * sources once per project, for cli-bundle.ts bundledEntry. Imports nothing of vitest's runtime
  * (a globalSetup runs in vitest's main process, outside any test).
  */
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
@@ -23,7 +23,7 @@ const ENTRIES = {
 /** An entry a suite starts (the reader thread's is started by the pool). */
 export type BundledEntry = Exclude<keyof typeof ENTRIES, 'worker'>;
 
-/** Where the runs' bundles lie: one directory per run (`<pid>-<project>`). */
+/** Where the runs' bundles lie: one directory per run (its process id), built once, shared by the projects. */
 const BUNDLES = join(ROOT, 'node_modules', '.cache', 'gamba-test-cli');
 
 /** Whether process `pid` is alive (signal 0 checks without sending). */
@@ -37,19 +37,27 @@ function alive(pid: number): boolean {
 }
 
 /**
- * Run once per project: bundles ENTRIES into a directory of this run and project, removed at the
- * end. Directories of runs whose process is gone (killed before their teardown) are removed first.
+ * Run once per project (and once for the root config), each time in a fresh module instance: the
+ * first call of a run bundles ENTRIES into the run's directory, built beside it and renamed into
+ * place, and the later calls find it there. The directory is removed at the end; those of runs
+ * whose process is gone (killed before their teardown) are removed first.
  */
 export default async function setup(project: TestProject): Promise<() => void> {
   mkdirSync(BUNDLES, { recursive: true });
   for (const name of readdirSync(BUNDLES)) {
-    const pid = Number(name.split('-')[0]);
+    const pid = Number(name.split('.')[0]);
     if (Number.isInteger(pid) && pid !== process.pid && !alive(pid)) rmSync(join(BUNDLES, name), { recursive: true, force: true });
   }
-  const dir = join(BUNDLES, `${process.pid}-${project.name || 'root'}`);
-  mkdirSync(dir, { recursive: true });
-  await bundleCli(ENTRIES, dir);
+  const dir = join(BUNDLES, String(process.pid));
+  if (!existsSync(dir)) {
+    const building = `${dir}.${project.name || 'root'}`;
+    await bundleCli(ENTRIES, building);
+    try {
+      renameSync(building, dir);
+    } catch {
+      rmSync(building, { recursive: true, force: true }); // another project's setup finished first
+    }
+  }
   project.provide('cliBundle', dir);
   return () => rmSync(dir, { recursive: true, force: true });
 }
-

@@ -94,7 +94,9 @@ export function expectSameRows(table: DerivedTable, after: Row[], before: Row[],
     const a = after[i]!;
     const b = before[i]!;
     const columns = Object.keys(b);
-    if (Object.keys(a).sort().join() !== [...columns].sort().join()) expect(Object.keys(a).sort(), `${what} ${table}`).toEqual([...columns].sort());
+    const mine = Object.keys(a).sort();
+    const theirs = [...columns].sort();
+    if (mine.join() !== theirs.join()) expect(mine, `${what} ${table}`).toEqual(theirs);
     for (const k of columns) {
       const label = () => `${what} ${table} row ${i} (${KEYS[table].map((c) => String(b[c])).join(' ')}) column ${k}`;
       if (DOUBLES.has(k)) {

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { bundledEntry } from './cli-bundle.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-export const root = path.resolve(here, '../..');
+const root = path.resolve(here, '../..');
 
 export function testRedisUrl(): string {
   return process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
