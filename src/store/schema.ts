@@ -102,11 +102,19 @@ export interface FairUserTable extends FairTable {
   player: string;
 }
 
-/** `ru_active_day` (migration 0016): the UTC days a player played in a group (creator '' = every game, or one creator). */
+/**
+ * `ru_active_day` (migrations 0016 and 0024): the UTC days a player played in a group (creator '' =
+ * every game, or one creator), with the day's first and last game of the player there (Unix ms)
+ * and its previous (-1: none) and next (null: none) active day in the group.
+ */
 export interface ActiveDayTable {
   creator: string;
   player: string;
   day: number;
+  first_ms: Int;
+  last_ms: Int;
+  prev_day: number;
+  next_day: number | null;
 }
 
 /**

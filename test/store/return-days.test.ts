@@ -49,6 +49,37 @@ function bruteForce(f: Fixture, start: number, end: number): Map<string, number>
   return new Map([...sets].map(([k, s]) => [k, s.size]));
 }
 
+/**
+ * ru_active_day as the raw events make it, in its key order: per group ('' and each creator),
+ * player and UTC day, the day's first and last game (ms) and the previous (-1: none) and next
+ * (null: none) active day, as `creator player day first last prev next` lines.
+ */
+function activeDays(f: Fixture): string[] {
+  const days = new Map<string, Map<number, [number, number]>>();
+  for (const e of f.events) {
+    if (e.name !== 'GameSettled') continue;
+    const t = e.blockTime * 1000;
+    const day = Math.floor(t / MS_PER_DAY);
+    for (const group of ['', e.data.creator]) {
+      const k = `${group} ${e.data.user}`;
+      if (!days.has(k)) days.set(k, new Map());
+      const span = days.get(k)!.get(day);
+      days.get(k)!.set(day, span ? [Math.min(span[0], t), Math.max(span[1], t)] : [t, t]);
+    }
+  }
+  const lines: [string, string, number, string][] = [];
+  for (const [k, m] of days) {
+    const [group, player] = k.split(' ') as [string, string];
+    const sorted = [...m.keys()].sort((x, y) => x - y);
+    sorted.forEach((day, i) => {
+      const [first, last] = m.get(day)!;
+      lines.push([group, player, day, `${group} ${player} ${day} ${first} ${last} ${sorted[i - 1] ?? -1} ${sorted[i + 1] ?? null}`]);
+    });
+  }
+  const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  return lines.sort((x, y) => cmp(x[0], y[0]) || cmp(x[1], y[1]) || x[2] - y[2]).map((l) => l[3]);
+}
+
 describe.each(testDialects())('distinct players of closed windows (%s)', (dialect) => {
   it('equal a rebuild whatever the write order, and the raw events over random windows', async () => {
     const place = await openPlace(dialect, 'returns');
@@ -70,6 +101,9 @@ describe.each(testDialects())('distinct players of closed windows (%s)', (dialec
 
       const incremental = await derivedRows(place);
       expect(incremental.get('ru_return_day')!.some((r) => Number(r.prev_day) >= 0)).toBe(true);
+      // Each active day's first and last game and its links to the player's neighbouring days (migration 0024).
+      const stored = incremental.get('ru_active_day')!.map((r) => [r.creator, r.player, r.day, r.first_ms, r.last_ms, r.prev_day, r.next_day].map(String).join(' '));
+      expect(stored).toEqual(activeDays(f));
       await store.rebuildRollups();
       const rebuilt = await derivedRows(place);
       for (const t of TABLES) expectSameRows(t, rebuilt.get(t)!, incremental.get(t)!, 'rebuild');

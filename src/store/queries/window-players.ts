@@ -6,18 +6,22 @@ import { counter, listedSpans, newestDay, num } from './common.js';
 
 /**
  * Distinct players of each group over the closed window [start, end) (Unix ms), from migration
- * 0016's tables (docs/design.md §7 "Distinct players of a closed window"); `creators` lists the
- * groups: creator addresses, or ALL_CREATORS ('') for every game. Returns group → players (a
- * group without games in the window maps to 0).
+ * 0016's and 0024's tables (docs/design.md §7 "Distinct players of a closed window"); `creators`
+ * lists the groups: creator addresses, or ALL_CREATORS ('') for every game. Returns group →
+ * players (a group without games in the window maps to 0).
  *
  * With d the start's UTC day and e the end's, the players are W ∪ A ∪ B: W those of the whole
- * days d+1 … e−1, A those of the raw games of [start, end of day d), B those of [start of day e,
- * end). Then
+ * days d+1 … e−1, A those of [start, end of day d), B those of [start of day e, end). Then
  * - |W| = the ru_return_day / ru_return_block counts of those days whose prev_day < d+1 (each
  *   player counts on its first day of W only): a few rows per day and group, not per player;
- * - |(A ∪ B) \ W| = the edge games' distinct players with no ru_active_day row in d+1 … e−1.
- * The cost follows the groups, the window's days and the edge days' games, not the players of
- * the whole days.
+ * - |A \ W| = day d's ru_active_day rows with last_ms ≥ start (played in A) whose next_day is
+ *   none or ≥ e (not in W): one range of the (creator, day, last_ms, next_day) index;
+ * - |B \ (W ∪ A)| = day e's rows with first_ms < end (played in B) whose prev_day < d, or = d
+ *   with that day's last_ms < start (played on day d, not in A): one range of the (creator, day,
+ *   first_ms, prev_day) index, and a key search for the players who also played on day d.
+ * A window inside one UTC day (d = e) counts its games' distinct players. The cost follows the
+ * groups, the window's days and the cut days' players, not the players of the whole days nor the
+ * cut days' games.
  */
 export async function windowPlayers(db: Kysely<Database>, creators: readonly string[], start: number, end: number): Promise<Map<string, number>> {
   const out = new Map<string, number>(creators.map((c) => [c, 0]));
@@ -25,23 +29,27 @@ export async function windowPlayers(db: Kysely<Database>, creators: readonly str
   const d = dayOf(start);
   const e = dayOf(end);
   if (e > d + 1) for (const [c, n] of await playersOfDays(db, creators, d + 1, e)) out.set(c, n);
-  // The edge games, as (group, player): every game belongs to ALL_CREATORS and to its creator.
-  const all = creators.includes(ALL_CREATORS);
-  const named = creators.filter((c) => c !== ALL_CREATORS);
-  const edges: [number, number][] = [[start, Math.min(end, (d + 1) * MS_PER_DAY)]];
-  if (e > d && end > e * MS_PER_DAY) edges.push([e * MS_PER_DAY, end]);
-  const selects = [];
-  for (const [from, to] of edges) {
-    if (all) selects.push(sql`select ${sql.lit(ALL_CREATORS)} as creator, player from games where time_ms >= ${from} and time_ms < ${to}`);
+  const inCreators = sql`creator in (${sql.join(creators)})`;
+  let edges: RawBuilder<unknown>;
+  if (e === d) {
+    // One day: its games' distinct (group, player); every game belongs to ALL_CREATORS and to its creator.
+    const selects = [];
+    if (creators.includes(ALL_CREATORS)) selects.push(sql`select ${sql.lit(ALL_CREATORS)} as creator, player from games where time_ms >= ${start} and time_ms < ${end}`);
+    const named = creators.filter((c) => c !== ALL_CREATORS);
     // `creator || ''` keeps the planner on g_time (time_ms, creator, player: migration 0018), read
     // alone; an index on creator would fetch every game's row for its player.
-    if (named.length > 0) selects.push(sql`select creator, player from games where time_ms >= ${from} and time_ms < ${to} and (creator || '') in (${sql.join(named)})`);
+    if (named.length > 0) selects.push(sql`select creator, player from games where time_ms >= ${start} and time_ms < ${end} and (creator || '') in (${sql.join(named)})`);
+    edges = sql`select creator, count(*) as n from (select distinct creator, player from (${sql.join(selects, sql` union all `)}) g) x group by creator`;
+  } else {
+    const parts = [sql`select creator, count(*) as n from ru_active_day where ${inCreators} and day = ${d} and last_ms >= ${start} and (next_day is null or next_day >= ${e}) group by creator`];
+    if (end > e * MS_PER_DAY) {
+      parts.push(sql`select creator, count(*) as n from ru_active_day b where ${inCreators} and day = ${e} and first_ms < ${end}
+        and (prev_day < ${d} or (prev_day = ${d} and not exists (select 1 from ru_active_day s where s.creator = b.creator and s.player = b.player and s.day = ${d} and s.last_ms >= ${start})))
+        group by creator`);
+    }
+    edges = sql.join(parts, sql` union all `);
   }
-  const inWhole = e > d + 1 ? sql`and not exists (select 1 from ru_active_day s where s.creator = x.creator and s.player = x.player and s.day > ${d} and s.day < ${e})` : sql``;
-  // Distinct (group, player) first, so each edge player is looked up in ru_active_day once, not once per game.
-  const edge = await sql<{ creator: string; n: unknown }>`select x.creator, count(*) as n from (select distinct creator, player from (${sql.join(selects, sql` union all `)}) g) x
-    where 1=1 ${inWhole} group by x.creator`.execute(db);
-  for (const r of edge.rows) out.set(r.creator, (out.get(r.creator) ?? 0) + num(r.n));
+  for (const r of (await sql<{ creator: string; n: unknown }>`${edges}`.execute(db)).rows) out.set(r.creator, (out.get(r.creator) ?? 0) + num(r.n));
   return out;
 }
 

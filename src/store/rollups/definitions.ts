@@ -260,7 +260,7 @@ export const OTHER_DERIVED_KEYS = {
   ru_fair_hg: ['hour_ms', 'creator', 'token', 'pool', 'fairness', 'rule'],
   /** ru_fair per player (migration 0021): one player's counts all time. */
   ru_fair_user: ['player', 'creator', 'token', 'pool', 'fairness', 'rule'],
-  /** A player's active UTC days per group, creator '' = every game (migration 0016, docs/design.md §7). */
+  /** A player's active UTC days per group, creator '' = every game, with the day's first and last game and the neighbouring active days (migrations 0016 and 0024, docs/design.md §7). */
   ru_active_day: ['creator', 'player', 'day'],
   /** Players per group × day × previous active day (migration 0016): distinct players of closed windows. */
   ru_return_day: ['creator', 'day', 'prev_day'],

@@ -158,7 +158,7 @@ async function insertGames(ctx: Ctx, events: (LocatedEvent & { name: 'GameSettle
       if (b.row.usd_per_unit === null) ctx.counters.add('unpriced_games', 1);
       ctx.rollups.add(b.dims, b.delta);
       ctx.fair.add(audits.get(b.row)!, 1);
-      ctx.returns.add(b.row.creator, b.row.player, b.row.day);
+      ctx.returns.add(b.row.creator, b.row.player, b.row.day, Number(b.row.time_ms));
       const key = orderKey(b.e.slot, b.e.signature, b.e.eventIndex);
       ctx.poolHours.add(b.e.data.pool, Number(b.row.hour_ms), key, b.e.data.poolLiquidity, null);
       const d = b.e.data;

@@ -6,37 +6,47 @@ import { fixedChunks, runPrecompiled } from '../statement-cache.js';
 
 type Db = Transaction<Database> | Kysely<Database>;
 
-
+/** A (group, player, UTC day) of a batch, with the batch's first and last game of it (Unix ms). */
 interface ActiveDay {
   creator: string;
   player: string;
   day: number;
+  firstMs: number;
+  lastMs: number;
 }
 
 /**
- * The write path's side of migration 0016 (docs/design.md §7 "Distinct players of a closed
- * window"): collects the (group, player, UTC day) triples of a batch's games, then on flush
- * inserts the new ones into ru_active_day and moves ru_return_day / ru_return_block counts.
+ * The write path's side of migrations 0016 and 0024 (docs/design.md §7 "Distinct players of a
+ * closed window"): collects the (group, player, UTC day) triples of a batch's games with their
+ * first and last game time, then on flush upserts them into ru_active_day (a known day widens
+ * its first_ms / last_ms), links each new day to its neighbours (prev_day / next_day, both ways)
+ * and moves ru_return_day / ru_return_block counts.
  *
  * Games arrive in any order (the backfill stores history newest first, the tail oldest first), so
  * a new active day d may fall between two known ones x < d < y of the same player. Inserting it
- * adds (d, x) and replaces (y, x) by (y, d): every count is a sum of such ±1 deltas, so
- * incremental writes equal a rebuild whatever the order (test/store/return-days.test.ts).
+ * adds (d, x) and replaces (y, x) by (y, d): every count is a sum of such ±1 deltas, and x's
+ * next_day and y's prev_day become d, so incremental writes equal a rebuild whatever the order
+ * (test/store/return-days.test.ts).
  */
 export class ReturnAccumulator {
   private readonly days = new Map<string, ActiveDay[]>();
 
-  /** A game by `player` with `creator` on UTC day `day`: counts in its creator's group and in ALL_CREATORS. */
-  add(creator: string, player: string, day: number): void {
-    this.one(ALL_CREATORS, player, day);
-    this.one(creator, player, day);
+  /** A game by `player` with `creator` on UTC day `day` at `timeMs` (Unix ms): counts in its creator's group and in ALL_CREATORS. */
+  add(creator: string, player: string, day: number, timeMs: number): void {
+    this.one(ALL_CREATORS, player, day, timeMs);
+    this.one(creator, player, day, timeMs);
   }
 
-  private one(creator: string, player: string, day: number): void {
+  private one(creator: string, player: string, day: number, timeMs: number): void {
     const k = `${creator}\u0000${player}`;
     let list = this.days.get(k);
     if (!list) this.days.set(k, (list = []));
-    if (!list.some((x) => x.day === day)) list.push({ creator, player, day });
+    const known = list.find((x) => x.day === day);
+    if (!known) list.push({ creator, player, day, firstMs: timeMs, lastMs: timeMs });
+    else {
+      known.firstMs = Math.min(known.firstMs, timeMs);
+      known.lastMs = Math.max(known.lastMs, timeMs);
+    }
   }
 
   /** Writes the batch's new active days and their count deltas (in `db`'s transaction). */
@@ -75,17 +85,30 @@ export class ReturnAccumulator {
       if (e) e.n += n;
       else deltas.set(k, { creator, unit, prev, n });
     };
-    const fresh: ActiveDay[] = [];
+    /** Every triple of the batch as written: a new day with its links, a known day with placeholders its upsert ignores. */
+    const upserts: { t: ActiveDay; prev: number; next: number | null }[] = [];
+    /** Known days whose next_day (or prev_day) becomes a new day of the batch. */
+    const nextLinks: { t: ActiveDay; link: number }[] = [];
+    const prevLinks: { t: ActiveDay; link: number }[] = [];
     // Per player and group, insert the batch's new days in ascending order: day d's previous day
-    // is the later of its stored predecessor and the batch's last inserted day; its next day is its
-    // stored successor (the batch's later days are not inserted yet).
+    // is the later of its stored predecessor and the batch's last inserted day; its next day is the
+    // earlier of its stored successor and the batch's next new day. The return moves go one day at
+    // a time: when d is moved, the batch's later days are not inserted yet.
     for (const list of groupByPlayer(all)) {
       list.sort((x, y) => x.day - y.day);
+      const near = list.map((t) => known.get(`${t.creator}\u0000${t.player}\u0000${t.day}`)!);
+      const nextNew: (number | null)[] = new Array(list.length).fill(null);
+      for (let i = list.length - 2; i >= 0; i--) nextNew[i] = near[i + 1]!.atOrBefore === list[i + 1]!.day ? nextNew[i + 1]! : list[i + 1]!.day;
       let lastInserted: number | null = null;
-      for (const t of list) {
-        const n = known.get(`${t.creator}\u0000${t.player}\u0000${t.day}`)!;
-        if (n.atOrBefore === t.day) continue;
+      list.forEach((t, i) => {
+        const n = near[i]!;
+        if (n.atOrBefore === t.day) {
+          upserts.push({ t, prev: NO_PREVIOUS_DAY, next: null });
+          return;
+        }
         const prev = Math.max(n.atOrBefore ?? NO_PREVIOUS_DAY, lastInserted ?? NO_PREVIOUS_DAY);
+        const following = [n.after, nextNew[i]!].filter((x): x is number => x !== null);
+        const next = following.length > 0 ? Math.min(...following) : null;
         for (const table of ['day', 'block'] as const) {
           move(table, t.creator, t.day, prev, 1);
           if (n.after !== null) {
@@ -93,23 +116,47 @@ export class ReturnAccumulator {
             move(table, t.creator, n.after, t.day, 1);
           }
         }
-        fresh.push(t);
+        // A stored neighbour with no new day between it and t now links to t.
+        if (n.atOrBefore !== null && prev === n.atOrBefore) nextLinks.push({ t: { ...t, day: n.atOrBefore }, link: t.day });
+        if (n.after !== null && next === n.after) prevLinks.push({ t: { ...t, day: n.after }, link: t.day });
+        upserts.push({ t, prev, next });
         lastInserted = t.day;
-      }
+      });
     }
-    for (const chunk of fixedChunks(fresh)) {
+    for (const chunk of fixedChunks(upserts)) {
       const params: unknown[] = [];
-      for (const t of chunk) params.push(t.creator, t.player, t.day);
+      for (const { t, prev, next } of chunk) params.push(t.creator, t.player, t.day, t.firstMs, t.lastMs, prev, next);
       const build = () => {
         let i = 0;
-        return sql`insert into ru_active_day (creator, player, day) values ${sql.join(chunk.map(() => sql`(${params[i++]}, ${params[i++]}, ${params[i++]})`))}`.compile(db);
+        const rows = chunk.map(() => sql`(${params[i++]}, ${params[i++]}, ${params[i++]}, ${params[i++]}, ${params[i++]}, ${params[i++]}, ${params[i++]})`);
+        return sql`insert into ru_active_day (creator, player, day, first_ms, last_ms, prev_day, next_day) values ${sql.join(rows)}
+          on conflict (creator, player, day) do update set first_ms = ${a.least(sql`ru_active_day.first_ms`, sql`excluded.first_ms`)},
+            last_ms = ${a.greatest(sql`ru_active_day.last_ms`, sql`excluded.last_ms`)}`.compile(db);
       };
       await runPrecompiled(db, `${a.kind}:active-day:${chunk.length}`, build, params);
     }
+    await linkDays(db, a, 'next_day', nextLinks);
+    await linkDays(db, a, 'prev_day', prevLinks);
     for (const table of ['day', 'block'] as const) {
       const rows = [...deltas.entries()].filter(([k, d]) => k.startsWith(`${table}\u0000`) && d.n !== 0).map(([, d]) => d);
       await upsertCounts(db, a, table, rows);
     }
+  }
+}
+
+/** Sets `column` (next_day or prev_day) of known ru_active_day rows to the linked new days. */
+async function linkDays(db: Db, a: DialectAdapter, column: 'next_day' | 'prev_day', links: { t: ActiveDay; link: number }[]): Promise<void> {
+  for (const chunk of fixedChunks(links)) {
+    const params: unknown[] = [];
+    for (const { t, link } of chunk) params.push(t.creator, t.player, t.day, link);
+    const build = () => {
+      let i = 0;
+      const rows = chunk.map(() => sql`(${params[i++]}, ${params[i++]}, cast(${params[i++]} as integer), cast(${params[i++]} as integer))`);
+      return sql`with v (creator, player, day, link) as (values ${sql.join(rows)})
+        update ru_active_day set ${sql.raw(column)} = v.link from v
+        where ru_active_day.creator = v.creator and ru_active_day.player = v.player and ru_active_day.day = v.day`.compile(db);
+    };
+    await runPrecompiled(db, `${a.kind}:active-day-${column}:${chunk.length}`, build, params);
   }
 }
 
@@ -150,17 +197,18 @@ async function upsertCounts(db: Db, a: DialectAdapter, table: 'day' | 'block', r
 
 /**
  * Refills ru_active_day, ru_return_day and ru_return_block from `games` (the rebuild, which has
- * already emptied them): each player's active days per group, and each day's previous one by
- * `lag` over the player's days.
+ * already emptied them): each player's active days per group with the day's first and last game,
+ * and each day's previous and next one by `lag` / `lead` over the player's days.
  */
 export async function rebuildReturns(db: Db): Promise<void> {
-  await sql`insert into ru_active_day (creator, player, day)
-    select distinct ${sql.lit(ALL_CREATORS)}, player, day from games
-    union select distinct creator, player, day from games`.execute(db);
+  await sql`insert into ru_active_day (creator, player, day, first_ms, last_ms, prev_day, next_day)
+    select creator, player, day, first_ms, last_ms, coalesce(lag(day) over w, ${sql.lit(NO_PREVIOUS_DAY)}), lead(day) over w from (
+      select ${sql.lit(ALL_CREATORS)} as creator, player, day, min(time_ms) as first_ms, max(time_ms) as last_ms from games group by player, day
+      union all
+      select creator, player, day, min(time_ms), max(time_ms) from games group by creator, player, day
+    ) x window w as (partition by creator, player order by day)`.execute(db);
   await sql`insert into ru_return_day (creator, day, prev_day, players)
-    select creator, day, prev_day, count(*) from (
-      select creator, day, coalesce(lag(day) over (partition by creator, player order by day), ${sql.lit(NO_PREVIOUS_DAY)}) as prev_day from ru_active_day
-    ) x group by creator, day, prev_day`.execute(db);
+    select creator, day, prev_day, count(*) from ru_active_day group by creator, day, prev_day`.execute(db);
   await sql`insert into ru_return_block (creator, block, prev_day, players)
     select creator, day / 32, prev_day, sum(players) from ru_return_day group by creator, day / 32, prev_day`.execute(db);
 }
