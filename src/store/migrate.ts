@@ -23,7 +23,7 @@ import { migration0020 } from './migrations/0020_quarter_rollups.js';
 import { migration0021 } from './migrations/0021_player_game_kinds.js';
 import { migration0022 } from './migrations/0022_game_kind_token.js';
 import { migration0023 } from './migrations/0023_fairness_hours.js';
-import { migration0024 } from './migrations/0024_active_day_edges.js';
+import { migration0024 } from './migrations/0024_closed_window_counts.js';
 
 /** Ordered, append-only list of migrations; names sort in application order. */
 function migrationsFor(a: DialectAdapter): Record<string, Migration> {
@@ -50,7 +50,7 @@ function migrationsFor(a: DialectAdapter): Record<string, Migration> {
     '0021_player_game_kinds': migration0021(a),
     '0022_game_kind_token': migration0022(a),
     '0023_fairness_hours': migration0023(a),
-    '0024_active_day_edges': migration0024(a),
+    '0024_closed_window_counts': migration0024(a),
   };
 }
 

@@ -118,22 +118,26 @@ export interface ActiveDayTable {
 }
 
 /**
- * `ru_return_day` (migration 0016, docs/design.md §7 "Distinct players of a closed window"): players
- * of a group who played on `day` and whose previous active day in the group was `prev_day` (-1: none).
+ * `ru_return_day` (migrations 0016 and 0024, docs/design.md §7 "Distinct players of a closed
+ * window"): players of a group who played on `day` and whose previous active day in the group was
+ * `prev_day` (-1: none); `players_cum` sums `players` over the group's rows of that day with
+ * prev_day ≤ this one.
  */
 export interface ReturnDayTable {
   creator: string;
   day: number;
   prev_day: number;
   players: Int;
+  players_cum: Int;
 }
 
-/** `ru_return_block` (migration 0016): ru_return_day summed per 32-day block (block = day / 32). */
+/** `ru_return_block` (migrations 0016 and 0024): ru_return_day summed per 32-day block (block = day / 32), with the same running sum. */
 export interface ReturnBlockTable {
   creator: string;
   block: number;
   prev_day: number;
   players: Int;
+  players_cum: Int;
 }
 
 /** `pool_changes`: one row per PoolChange (deposit or withdrawal), keyed by (signature, event_index); amounts as u64 decimal text. */

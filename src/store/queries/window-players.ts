@@ -55,22 +55,33 @@ export async function windowPlayers(db: Kysely<Database>, creators: readonly str
 
 /**
  * Distinct players per group (creator; ALL_CREATORS '' = every game) of the whole UTC days
- * [first, end) (day numbers), from the previous-active-day counts (migration 0016): each player
- * counts on its first day there, the only one with prev_day < first. The whole 32-day blocks come
- * from ru_return_block, the days at their edges from ru_return_day. Blocks, days and groups are
- * listed by value, so each (group, block or day) is one search of the primary key that reads only
- * the rows with prev_day < first: their number is bounded by the window's days × earlier active
- * days, whatever the number of players.
+ * [first, end) (day numbers), from the previous-active-day counts (migrations 0016 and 0024): each
+ * player counts on its first day there, the only one with prev_day < first. The whole 32-day
+ * blocks come from ru_return_block, the days at their edges from ru_return_day. For each (group,
+ * block or day) the count is the `players_cum` of its last row with prev_day < first: one search
+ * of the primary key backwards from (group, block or day, first), whatever the number of earlier
+ * days its players return from.
  */
 async function playersOfDays(db: Kysely<Database>, creators: readonly string[], first: number, end: number): Promise<Map<string, number>> {
   const { blocks, days } = listedSpans(first, end);
-  const inCreators = sql`creator in (${sql.join(creators)})`;
+  // The groups and each table's units as lists of values (common table expressions: SQLite names no columns of a bare VALUES).
+  const ctes = [sql`c (creator) as (values ${sql.join(creators.map((c) => sql`(${c})`))})`];
   const parts: RawBuilder<unknown>[] = [];
-  if (blocks.length > 0) parts.push(sql`select creator, players from ru_return_block where ${inCreators} and block in (${sql.join(blocks)}) and prev_day < ${first}`);
-  if (days.length > 0) parts.push(sql`select creator, players from ru_return_day where ${inCreators} and day in (${sql.join(days)}) and prev_day < ${first}`);
+  for (const [table, unit, units] of [['ru_return_block', 'block', blocks], ['ru_return_day', 'day', days]] as const) {
+    if (units.length === 0) continue;
+    const t = sql.raw(table);
+    const u = sql.raw(unit);
+    const list = sql.raw(`${unit}s`);
+    ctes.push(sql`${list} (unit) as (values ${sql.join(units.map((x) => sql`(cast(${x} as integer))`))})`);
+    parts.push(sql`select c.creator, (select r.players_cum from ${t} r where r.creator = c.creator and r.${u} = v.unit and r.prev_day < ${first}
+        order by r.prev_day desc limit 1) as n
+      from c cross join ${list} v`);
+  }
   if (parts.length === 0) return new Map();
-  const rows = await sql<{ creator: string; n: unknown }>`select creator, sum(players) as n from (${sql.join(parts, sql` union all `)}) w group by creator`.execute(db);
-  return new Map(rows.rows.map((r) => [r.creator, num(r.n)]));
+  const rows = await sql<{ creator: string; n: unknown }>`with ${sql.join(ctes)} ${sql.join(parts, sql` union all `)}`.execute(db);
+  const out = new Map<string, number>();
+  for (const r of rows.rows) if (r.n !== null && r.n !== undefined) out.set(r.creator, (out.get(r.creator) ?? 0) + num(r.n));
+  return out;
 }
 
 /**

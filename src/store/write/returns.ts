@@ -20,7 +20,7 @@ interface ActiveDay {
  * closed window"): collects the (group, player, UTC day) triples of a batch's games with their
  * first and last game time, then on flush upserts them into ru_active_day (a known day widens
  * its first_ms / last_ms), links each new day to its neighbours (prev_day / next_day, both ways)
- * and moves ru_return_day / ru_return_block counts.
+ * and moves ru_return_day / ru_return_block counts and their running sums (players_cum).
  *
  * Games arrive in any order (the backfill stores history newest first, the tail oldest first), so
  * a new active day d may fall between two known ones x < d < y of the same player. Inserting it
@@ -172,7 +172,12 @@ function groupByPlayer(all: ActiveDay[]): ActiveDay[][] {
   return [...m.values()];
 }
 
-/** Adds count deltas to ru_return_day or ru_return_block; a row whose count reaches 0 is deleted (a rebuild would not have it). */
+/**
+ * Adds count deltas to ru_return_day or ru_return_block; a row whose count reaches 0 is deleted (a
+ * rebuild would not have it). Then `players_cum` (migration 0024: the sum of `players` over the
+ * rows of the same group and unit with prev_day ≤ the row's) is computed again for each group and
+ * unit the deltas touched, with a window sum over its rows; only changed rows are written.
+ */
 async function upsertCounts(db: Db, a: DialectAdapter, table: 'day' | 'block', rows: { creator: string; unit: number; prev: number; n: number }[]): Promise<void> {
   const name = table === 'day' ? 'ru_return_day' : 'ru_return_block';
   const unit = table === 'day' ? 'day' : 'block';
@@ -182,8 +187,9 @@ async function upsertCounts(db: Db, a: DialectAdapter, table: 'day' | 'block', r
     for (const r of chunk) params.push(r.creator, r.unit, r.prev, r.n);
     const build = () => {
       let i = 0;
-      return sql`insert into ${sql.raw(name)} (creator, ${sql.raw(unit)}, prev_day, players)
-        values ${sql.join(chunk.map(() => sql`(${params[i++]}, ${params[i++]}, ${params[i++]}, ${params[i++]})`))}
+      // players_cum 0 until the refresh below.
+      return sql`insert into ${sql.raw(name)} (creator, ${sql.raw(unit)}, prev_day, players, players_cum)
+        values ${sql.join(chunk.map(() => sql`(${params[i++]}, ${params[i++]}, ${params[i++]}, ${params[i++]}, 0)`))}
         on conflict (creator, ${sql.raw(unit)}, prev_day) do update set players = ${sql.raw(name)}.players + excluded.players
         returning creator, ${sql.raw(unit)} as unit, prev_day, players`.compile(db);
     };
@@ -193,12 +199,31 @@ async function upsertCounts(db: Db, a: DialectAdapter, table: 'day' | 'block', r
   for (const e of emptied) {
     await sql`delete from ${sql.raw(name)} where creator = ${e.creator} and ${sql.raw(unit)} = ${e.unit} and prev_day = ${e.prev} and players = 0`.execute(db);
   }
+  const touched = new Map<string, { creator: string; unit: number }>();
+  for (const r of rows) touched.set(`${r.creator}\u0000${r.unit}`, { creator: r.creator, unit: r.unit });
+  for (const chunk of fixedChunks([...touched.values()])) {
+    const params: unknown[] = [];
+    for (const t of chunk) params.push(t.creator, t.unit);
+    const build = () => {
+      let i = 0;
+      const u = sql.raw(unit);
+      const t = sql.raw(name);
+      return sql`with v (creator, unit) as (values ${sql.join(chunk.map(() => sql`(${params[i++]}, cast(${params[i++]} as integer))`))})
+        update ${t} set players_cum = s.c from (
+          select r.creator, r.${u} as unit, r.prev_day, sum(r.players) over (partition by r.creator, r.${u} order by r.prev_day) as c
+          from v join ${t} r on r.creator = v.creator and r.${u} = v.unit
+        ) s
+        where ${t}.creator = s.creator and ${t}.${u} = s.unit and ${t}.prev_day = s.prev_day and ${t}.players_cum <> s.c`.compile(db);
+    };
+    await runPrecompiled(db, `${a.kind}:${name}-cum:${chunk.length}`, build, params);
+  }
 }
 
 /**
  * Refills ru_active_day, ru_return_day and ru_return_block from `games` (the rebuild, which has
  * already emptied them): each player's active days per group with the day's first and last game,
- * and each day's previous and next one by `lag` / `lead` over the player's days.
+ * and each day's previous and next one by `lag` / `lead` over the player's days; the return
+ * counts with their running sums over prev_day.
  */
 export async function rebuildReturns(db: Db): Promise<void> {
   await sql`insert into ru_active_day (creator, player, day, first_ms, last_ms, prev_day, next_day)
@@ -207,8 +232,12 @@ export async function rebuildReturns(db: Db): Promise<void> {
       union all
       select creator, player, day, min(time_ms), max(time_ms) from games group by creator, player, day
     ) x window w as (partition by creator, player order by day)`.execute(db);
-  await sql`insert into ru_return_day (creator, day, prev_day, players)
-    select creator, day, prev_day, count(*) from ru_active_day group by creator, day, prev_day`.execute(db);
-  await sql`insert into ru_return_block (creator, block, prev_day, players)
-    select creator, day / 32, prev_day, sum(players) from ru_return_day group by creator, day / 32, prev_day`.execute(db);
+  await sql`insert into ru_return_day (creator, day, prev_day, players, players_cum)
+    select creator, day, prev_day, n, sum(n) over (partition by creator, day order by prev_day) from (
+      select creator, day, prev_day, count(*) as n from ru_active_day group by creator, day, prev_day
+    ) x`.execute(db);
+  await sql`insert into ru_return_block (creator, block, prev_day, players, players_cum)
+    select creator, block, prev_day, n, sum(n) over (partition by creator, block order by prev_day) from (
+      select creator, day / 32 as block, prev_day, sum(players) as n from ru_return_day group by creator, day / 32, prev_day
+    ) x`.execute(db);
 }
