@@ -200,6 +200,8 @@ const CREATED_BY: readonly [name: string, made: { tables?: string[]; indexes?: s
   ['0021_player_game_kinds', { tables: ['ru_user_game', 'ru_fair_user'], indexes: ['gv_player', 'gv_creator', 'gv_pool', 'gv_token'] }],
   ['0022_game_kind_token', { tables: ['ru_block_game_t', 'ru_day_game_t', 'ru_hour_game_t'] }],
   ['0023_fairness_hours', { tables: ['ru_fair_hg'] }],
+  // 0024 rebuilds 0016's tables in a new shape (and their indexes): migrating again rebuilds them again.
+  ['0024_closed_window_counts', {}],
 ];
 
 /**

@@ -88,8 +88,8 @@ export class ReturnAccumulator {
     /** Every triple of the batch as written: a new day with its links, a known day with placeholders its upsert ignores. */
     const upserts: { t: ActiveDay; prev: number; next: number | null }[] = [];
     /** Known days whose next_day (or prev_day) becomes a new day of the batch. */
-    const nextLinks: { t: ActiveDay; link: number }[] = [];
-    const prevLinks: { t: ActiveDay; link: number }[] = [];
+    const nextLinks: DayLink[] = [];
+    const prevLinks: DayLink[] = [];
     // Per player and group, insert the batch's new days in ascending order: day d's previous day
     // is the later of its stored predecessor and the batch's last inserted day; its next day is the
     // earlier of its stored successor and the batch's next new day. The return moves go one day at
@@ -117,8 +117,8 @@ export class ReturnAccumulator {
           }
         }
         // A stored neighbour with no new day between it and t now links to t.
-        if (n.atOrBefore !== null && prev === n.atOrBefore) nextLinks.push({ t: { ...t, day: n.atOrBefore }, link: t.day });
-        if (n.after !== null && next === n.after) prevLinks.push({ t: { ...t, day: n.after }, link: t.day });
+        if (n.atOrBefore !== null && prev === n.atOrBefore) nextLinks.push({ creator: t.creator, player: t.player, day: n.atOrBefore, link: t.day });
+        if (n.after !== null && next === n.after) prevLinks.push({ creator: t.creator, player: t.player, day: n.after, link: t.day });
         upserts.push({ t, prev, next });
         lastInserted = t.day;
       });
@@ -144,11 +144,19 @@ export class ReturnAccumulator {
   }
 }
 
+/** A known ru_active_day row (creator, player, day) and the new day its next_day or prev_day becomes. */
+interface DayLink {
+  creator: string;
+  player: string;
+  day: number;
+  link: number;
+}
+
 /** Sets `column` (next_day or prev_day) of known ru_active_day rows to the linked new days. */
-async function linkDays(db: Db, a: DialectAdapter, column: 'next_day' | 'prev_day', links: { t: ActiveDay; link: number }[]): Promise<void> {
+async function linkDays(db: Db, a: DialectAdapter, column: 'next_day' | 'prev_day', links: DayLink[]): Promise<void> {
   for (const chunk of fixedChunks(links)) {
     const params: unknown[] = [];
-    for (const { t, link } of chunk) params.push(t.creator, t.player, t.day, link);
+    for (const l of chunk) params.push(l.creator, l.player, l.day, l.link);
     const build = () => {
       let i = 0;
       const rows = chunk.map(() => sql`(${params[i++]}, ${params[i++]}, cast(${params[i++]} as integer), cast(${params[i++]} as integer))`);
