@@ -18,23 +18,23 @@ export async function stats(db: Kysely<Database>, a: DialectAdapter, q: StatsQue
   let row: Record<string, unknown> | undefined;
   if (q.endTime !== undefined) {
     // A closed window [startTime, endTime): the last-play shortcut below does not hold (a player's
-    // last play may lie after the end), so sums, creators and first_bet_time come from the
-    // window's rollup days and hours per creator (queries/series.ts), players from the
-    // previous-active-day counts (window-players.ts).
-    const [groups] = await rangeSums(db, a, { day: 'ru_day_c', hour: 'ru_hour_c', filter: f, byCreator: true }, [{ from: q.startTime ?? 0, to: q.endTime }], [
-      'plays', 'usd_wager', 'usd_creator_fee', 'usd_net', 'first_ms',
-    ]);
-    let plays = 0, usd = 0, revenue = 0, net = 0, first: number | undefined;
-    for (const g of groups!.values()) {
-      plays += num(g.plays);
-      usd += num(g.usd_wager);
-      revenue += num(g.usd_creator_fee);
-      net += num(g.usd_net);
-      first = first === undefined ? num(g.first_ms) : Math.min(first, num(g.first_ms));
-    }
+    // last play may lie after the end), so the sums come from the window's rollup days, hours and
+    // quarter hours (queries/series.ts: ru_day / ru_hour, or the creator's ru_day_c / ru_hour_c),
+    // the creators from one search per creator of the (creator, time_ms) index, first_bet_time
+    // from one search of the time index, players from the previous-active-day counts
+    // (window-players.ts).
+    const from = q.startTime ?? 0;
+    const cf = filterSql(f);
+    const src = q.creator === undefined ? ({ day: 'ru_day', hour: 'ru_hour', filter: f } as const) : ({ day: 'ru_day_c', hour: 'ru_hour_c', filter: f } as const);
+    const [sums] = await rangeSums(db, a, src, [{ from, to: q.endTime }], ['plays', 'usd_wager', 'usd_creator_fee', 'usd_net']);
+    const g = sums!.get('') ?? {};
+    // Every creator by name (ru_ctp is small): does it have a game in the window?
+    const creators = await sql<{ n: unknown }>`select count(*) as n from (select distinct creator from ru_ctp where 1=1 ${cf}) c
+      where exists (select 1 from games where games.creator = c.creator and time_ms >= ${from} and time_ms < ${q.endTime})`.execute(db);
+    const first = await sql<{ t: unknown }>`select time_ms as t from games where time_ms >= ${from} and time_ms < ${q.endTime} ${cf} order by time_ms asc limit 1`.execute(db);
     const group = q.creator ?? ALL_CREATORS;
-    const players = (await windowPlayers(db, [group], q.startTime ?? 0, q.endTime)).get(group);
-    row = { plays, usd_volume: usd, revenue, net, creators: groups!.size, players, first_ms: first };
+    const players = (await windowPlayers(db, [group], from, q.endTime)).get(group);
+    row = { plays: g.plays, usd_volume: g.usd_wager, revenue: g.usd_creator_fee, net: g.usd_net, creators: creators.rows[0]?.n, players, first_ms: first.rows[0]?.t };
   } else if (q.startTime === undefined) {
     // All-time: sums from the small ru_ctp rollup, player count from per-player rollups.
     const sums = await sql<Record<string, unknown>>`select sum(plays) as plays, sum(usd_wager) as usd_volume,
