@@ -10,7 +10,7 @@ import type { MigrationDialect as DialectAdapter } from './dialect.js';
  *   previous active day in the group was `prev_day` (-1: never before);
  * - `ru_return_block` (creator, block, prev_day, players): the same summed per 32-day block
  *   (block = day / 32, as ru_block_user).
-  * A player is counted in days [a, b] exactly once: on its first day there, whose prev_day < a.
+ * A player is counted in days [a, b] exactly once: on its first day there, whose prev_day < a.
  * So the window's distinct players are the sum of `players` over day ∈ [a, b], prev_day < a,
  * a few rows per day whatever the number of players. Filled here from ru_day_user and ru_daily.
  * Plain schema calls only: a migration imports nothing from live code (docs/architecture.md convention 12).
