@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { spawnChild, type ApiEntry, type Child } from './children.js';
 import type { Dataset } from './dataset.js';
-import { measureLatency, type Latency } from './load.js';
+import { latencyOf, latencySamples, measureLatency, type Latency, type LatencySamples } from './load.js';
 import type { Operation } from './operations.js';
 
 /** Both phases' target: p99 ≤ 20 ms (under ingest also ≤ 2× the idle p99). */
@@ -26,6 +26,8 @@ export interface UnderIngestRow {
   ratio: number;
   /** The backfill was still running when this row's last request was answered. */
   ingestRunning: boolean;
+  /** Commits of the indexer (a rise of the stored games) seen while this row was measured, over all rounds. */
+  commits: number;
   /** ≤ 2× idle and ≤ 20 ms (judged only while the ingest ran). */
   met: boolean;
 }
@@ -38,11 +40,21 @@ export interface UnderIngestFigures {
   /** Games the indexer stored while the operations were measured, and the rate. */
   gamesDuringRun: number;
   gamesPerSec: number;
+  /** Commits of the indexer seen during the measurement (rises of the stored games between rows). */
+  commits: number;
+  /** Rounds of every row measured (each `requests` requests per row, idle and under ingest alike). */
+  rounds: number;
   /** Whether the backfill was still running when the last operation was measured. */
   ingestCoveredRun: boolean;
   seconds: number;
   rows: UnderIngestRow[];
 }
+
+/** Commits of the indexer the under-ingest measurement spans at least (while the backfill runs). */
+export const UNDER_INGEST_COMMITS = 3;
+
+/** Most rounds of the under-ingest measurement (each every row once). */
+const UNDER_INGEST_MAX_ROUNDS = 12;
 
 async function getJson(baseUrl: string, path: string, key: string): Promise<any> {
   const res = await fetch(baseUrl + path, { headers: { 'x-api-key': key } });
@@ -56,12 +68,17 @@ function copySqlite(from: string, dir: string): string {
 }
 
 /**
- * "API under ingest": uncached latency of every operation on a copy of the dataset, first with the
- * API alone (`serve --no-indexer`), then as `serve` runs when it also indexes (`serve` with
- * SOLANA_RPC_URL: the API and the indexer as the CLI wires them, whatever the process topology
- * is) while its indexer backfills a chain of `chainGames` games from its own simulator (one day,
- * answers rendered ahead, so the indexer runs at full speed) into the same SQLite file. The
- * dataset is copied first: the cached file stays as it was built. SQLite only.
+ * "API under ingest": uncached latency of every operation on a copy of the dataset as `serve`
+ * runs when it also indexes (`serve` with SOLANA_RPC_URL: the API and the indexer as the CLI
+ * wires them, whatever the process topology is) while its indexer backfills a chain of
+ * `chainGames` games from its own simulator (one day, answers rendered ahead, so the indexer runs
+ * at full speed) into the same SQLite file; then the same with the API alone (`serve
+ * --no-indexer`, the same copy, the same number of requests per row). The indexer commits in
+ * transactions seconds apart, so the rows are measured in rounds (every row `requests` requests
+ * per round, new URLs each round) from its first commit until the measurement has spanned
+ * UNDER_INGEST_COMMITS more commits (or the backfill ended, or UNDER_INGEST_MAX_ROUNDS rounds):
+ * a short run would otherwise fall between two commits. The dataset is copied first: the cached
+ * file stays as it was built. SQLite only.
  */
 export async function measureUnderIngest(o: {
   ds: Dataset;
@@ -82,16 +99,8 @@ export async function measureUnderIngest(o: {
   try {
     const path = copySqlite(o.ds.store.path, dir);
     const serveEnv = { DATABASE_URL: `sqlite:${path}`, LOG_LEVEL: o.logLevel, CACHE_TTL_MS: '0' };
-    const idle = new Map<string, Latency>();
-    const a = await spawnChild({ ...o.api, args: ['serve', '--no-indexer', '--host', '127.0.0.1', '--port', '0'], env: { ...serveEnv, SOLANA_RPC_URL: undefined }, ready: /listening on (http:\/\/[^\s)]+)/ });
-    let before: number;
-    try {
-      for (const op of o.ops) idle.set(op.name, await measureLatency(a.ready[1]!, (i) => op.path(i), o.requests, headers));
-      // The copy's games before the indexer runs (the dataset's own).
-      before = Number((await getJson(a.ready[1]!, '/sync/status', o.key)).data?.totalGames ?? 0);
-    } finally {
-      await a.stop();
-    }
+    // The copy's games before the indexer runs: the dataset's own.
+    const before = o.ds.meta.games;
 
     o.log(`under ingest: simulator with ${o.chainGames.toLocaleString('en-US')} games, rendering its answers ahead…`);
     sim = await spawnChild({
@@ -115,6 +124,10 @@ export async function measureUnderIngest(o: {
       },
       ready: /listening on (http:\/\/[^\s)]+)/,
     });
+    const under = new Map<string, { samples: LatencySamples[]; commits: number; running: boolean }>(o.ops.map((op) => [op.name, { samples: [], commits: 0, running: true }]));
+    let rounds = 0;
+    let commits = 0;
+    let figures: Omit<UnderIngestFigures, 'rows' | 'rounds'>;
     try {
       const url = b.ready[1]!;
       const games = async () => Number((await getJson(url, '/sync/status', o.key)).data?.totalGames ?? 0);
@@ -122,33 +135,59 @@ export async function measureUnderIngest(o: {
       for (let waited = 0; (await games()) === before && waited < 120_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
       const g0 = await games();
       const t0 = performance.now();
-      const rows: UnderIngestRow[] = [];
-      for (const op of o.ops) {
-        const l = await measureLatency(url, (i) => op.path(i), o.requests, headers);
-        const ingestRunning = (await getJson(url, '/status', o.key)).syncing === true;
-        const i = idle.get(op.name)!;
-        const ratio = Math.round((100 * l.p99) / Math.max(0.01, i.p99)) / 100;
-        rows.push({ name: op.name, idle: i, underIngest: l, ratio, ingestRunning, met: l.p99 <= CONTENTION_P99_MS && ratio <= 2 });
-        o.log(`under ingest ${op.name}: p99 ${l.p99} ms (idle ${i.p99} ms, ×${ratio})${ingestRunning ? '' : ' — the backfill had ended'}`);
+      let seen = g0;
+      let syncing = true;
+      while (rounds < UNDER_INGEST_MAX_ROUNDS && syncing && (rounds === 0 || commits < UNDER_INGEST_COMMITS)) {
+        for (const op of o.ops) {
+          const row = under.get(op.name)!;
+          row.samples.push(await latencySamples(url, (i) => op.path(i), o.requests, headers, 3, rounds * o.requests));
+          const g = await games();
+          const committed = g !== seen;
+          if (committed) (row.commits++, commits++, (seen = g));
+          syncing = (await getJson(url, '/status', o.key)).syncing === true;
+          row.running = syncing;
+          const l = latencyOf(row.samples[row.samples.length - 1]!);
+          o.log(`under ingest, round ${rounds + 1}, ${op.name}: p99 ${l.p99} ms${committed ? ', beside a commit' : ''}${syncing ? '' : ' — the backfill had ended'}`);
+        }
+        rounds++;
       }
       const seconds = (performance.now() - t0) / 1000;
-      const g1 = await games();
-      const gamesDuringRun = g1 - g0;
+      const gamesDuringRun = (await games()) - g0;
       const status = await getJson(url, '/status', o.key);
+      o.log(`under ingest: ${rounds} round(s), ${commits} commit(s) of the indexer, ${gamesDuringRun} games in ${seconds.toFixed(1)} s`);
       // Then let the backfill finish (bounded) to report what the indexer stored of the chain.
       for (let waited = 0; (await getJson(url, '/status', o.key)).syncing === true && waited < 120_000; waited += 250) await new Promise((r) => setTimeout(r, 250));
-      return {
+      figures = {
         chainGames: o.chainGames,
         gamesIngested: (await games()) - before,
         gamesDuringRun,
         gamesPerSec: Math.round(gamesDuringRun / seconds),
+        commits,
         ingestCoveredRun: status.syncing === true,
         seconds,
-        rows,
       };
     } finally {
       await b.stop();
     }
+
+    // The API alone on the same copy, as many requests per row as under ingest.
+    const a = await spawnChild({ ...o.api, args: ['serve', '--no-indexer', '--host', '127.0.0.1', '--port', '0'], env: { ...serveEnv, SOLANA_RPC_URL: undefined }, ready: /listening on (http:\/\/[^\s)]+)/ });
+    const rows: UnderIngestRow[] = [];
+    try {
+      for (const op of o.ops) {
+        const idleRuns: LatencySamples[] = [];
+        for (let r = 0; r < rounds; r++) idleRuns.push(await latencySamples(a.ready[1]!, (i) => op.path(i), o.requests, headers, 3, r * o.requests));
+        const i = latencyOf(...idleRuns);
+        const u = under.get(op.name)!;
+        const l = latencyOf(...u.samples);
+        const ratio = Math.round((100 * l.p99) / Math.max(0.01, i.p99)) / 100;
+        rows.push({ name: op.name, idle: i, underIngest: l, ratio, ingestRunning: u.running, commits: u.commits, met: l.p99 <= CONTENTION_P99_MS && ratio <= 2 });
+        o.log(`under ingest ${op.name}: p99 ${l.p99} ms (idle ${i.p99} ms, ×${ratio})${u.running ? '' : ' — the backfill had ended'}`);
+      }
+    } finally {
+      await a.stop();
+    }
+    return { ...figures, rounds, rows };
   } finally {
     await sim?.stop();
     rmSync(dir, { recursive: true, force: true });

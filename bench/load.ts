@@ -36,23 +36,39 @@ function get(agent: http.Agent, base: URL, path: string, headers: Record<string,
  * (other URLs of the same operation) are sent first and not counted.
  */
 export async function measureLatency(baseUrl: string, path: (i: number) => string, n: number, headers: Record<string, string>, warmup = 3): Promise<Latency> {
+  return latencyOf(await latencySamples(baseUrl, path, n, headers, warmup));
+}
+
+/** Raw answer times (ms, in request order) and non-2xx count of measureLatency's requests `path(first)` … `path(first + n - 1)`. */
+export interface LatencySamples {
+  times: number[];
+  non2xx: number;
+}
+
+/** measureLatency's requests, their times kept (to merge several runs of one operation with latencyOf). */
+export async function latencySamples(baseUrl: string, path: (i: number) => string, n: number, headers: Record<string, string>, warmup = 3, first = 0): Promise<LatencySamples> {
   const base = new URL(baseUrl);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   try {
-    for (let i = 0; i < warmup; i++) await get(agent, base, path(1_000_000 + i), headers);
+    for (let i = 0; i < warmup; i++) await get(agent, base, path(1_000_000 + first + i), headers);
     const times: number[] = [];
     let non2xx = 0;
-    for (let i = 0; i < n; i++) {
+    for (let i = first; i < first + n; i++) {
       const t = performance.now();
       const r = await get(agent, base, path(i), headers);
       times.push(performance.now() - t);
       if (r.status < 200 || r.status > 299) non2xx++;
     }
-    times.sort((a, b) => a - b);
-    return { requests: n, p50: round(percentile(times, 50)), p99: round(percentile(times, 99)), max: round(times[times.length - 1] ?? NaN), non2xx };
+    return { times, non2xx };
   } finally {
     agent.destroy();
   }
+}
+
+/** Percentiles of one or more runs' samples, merged. */
+export function latencyOf(...runs: LatencySamples[]): Latency {
+  const times = runs.flatMap((r) => r.times).sort((a, b) => a - b);
+  return { requests: times.length, p50: round(percentile(times, 50)), p99: round(percentile(times, 99)), max: round(times[times.length - 1] ?? NaN), non2xx: runs.reduce((s, r) => s + r.non2xx, 0) };
 }
 
 /** One GET: status and headers (used to detect the response cache by its ETag). */
