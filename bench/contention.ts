@@ -42,7 +42,7 @@ export interface UnderIngestFigures {
   gamesPerSec: number;
   /** Commits of the indexer seen during the measurement (rises of the stored games between rows). */
   commits: number;
-  /** Rounds of every row measured (each `requests` requests per row, idle and under ingest alike). */
+  /** Rounds of the idle measurement (each every row, `requests` requests per row), and at most as many under ingest (fewer once the backfill ends). */
   rounds: number;
   /** Whether the backfill was still running when the last operation was measured. */
   ingestCoveredRun: boolean;
@@ -50,10 +50,13 @@ export interface UnderIngestFigures {
   rows: UnderIngestRow[];
 }
 
-/** Commits of the indexer the under-ingest measurement spans at least (while the backfill runs). */
-export const UNDER_INGEST_COMMITS = 3;
+/**
+ * Seconds the idle measurement lasts at least (whole rounds): about three of the indexer's commit
+ * intervals at 1M games (4,900 games every 4–5 s), so the same rounds under ingest span commits.
+ */
+export const UNDER_INGEST_MIN_SECONDS = 15;
 
-/** Most rounds of the under-ingest measurement (each every row once). */
+/** Most rounds of the measurement (each every row once). */
 const UNDER_INGEST_MAX_ROUNDS = 12;
 
 async function getJson(baseUrl: string, path: string, key: string): Promise<any> {
@@ -68,17 +71,17 @@ function copySqlite(from: string, dir: string): string {
 }
 
 /**
- * "API under ingest": uncached latency of every operation on a copy of the dataset as `serve`
- * runs when it also indexes (`serve` with SOLANA_RPC_URL: the API and the indexer as the CLI
- * wires them, whatever the process topology is) while its indexer backfills a chain of
- * `chainGames` games from its own simulator (one day, answers rendered ahead, so the indexer runs
- * at full speed) into the same SQLite file; then the same with the API alone (`serve
- * --no-indexer`, the same copy, the same number of requests per row). The indexer commits in
- * transactions seconds apart, so the rows are measured in rounds (every row `requests` requests
- * per round, new URLs each round) from its first commit until the measurement has spanned
- * UNDER_INGEST_COMMITS more commits (or the backfill ended, or UNDER_INGEST_MAX_ROUNDS rounds):
- * a short run would otherwise fall between two commits. The dataset is copied first: the cached
- * file stays as it was built. SQLite only.
+ * "API under ingest": uncached latency of every operation on a copy of the dataset, first with the
+ * API alone (`serve --no-indexer`), then as `serve` runs when it also indexes (`serve` with
+ * SOLANA_RPC_URL: the API and the indexer as the CLI wires them, whatever the process topology
+ * is) while its indexer backfills a chain of `chainGames` games from its own simulator (one day,
+ * answers rendered ahead, so the indexer runs at full speed) into the same SQLite file. The
+ * indexer commits in transactions seconds apart, so the rows are measured in rounds (every row
+ * `requests` requests per round, new URLs each round): idle until the rounds have lasted
+ * UNDER_INGEST_MIN_SECONDS, then as many rounds from the indexer's first commit (fewer if the
+ * backfill ends); a short run would otherwise fall between two commits. The commits seen during
+ * each row are counted. The dataset is copied first: the cached file stays as it was built.
+ * SQLite only.
  */
 export async function measureUnderIngest(o: {
   ds: Dataset;
@@ -99,8 +102,21 @@ export async function measureUnderIngest(o: {
   try {
     const path = copySqlite(o.ds.store.path, dir);
     const serveEnv = { DATABASE_URL: `sqlite:${path}`, LOG_LEVEL: o.logLevel, CACHE_TTL_MS: '0' };
-    // The copy's games before the indexer runs: the dataset's own.
-    const before = o.ds.meta.games;
+    const idle = new Map<string, LatencySamples[]>(o.ops.map((op) => [op.name, []]));
+    let rounds = 0;
+    let before: number;
+    const a = await spawnChild({ ...o.api, args: ['serve', '--no-indexer', '--host', '127.0.0.1', '--port', '0'], env: { ...serveEnv, SOLANA_RPC_URL: undefined }, ready: /listening on (http:\/\/[^\s)]+)/ });
+    try {
+      const t0 = performance.now();
+      while (rounds < UNDER_INGEST_MAX_ROUNDS && (rounds === 0 || performance.now() - t0 < UNDER_INGEST_MIN_SECONDS * 1000)) {
+        for (const op of o.ops) idle.get(op.name)!.push(await latencySamples(a.ready[1]!, (i) => op.path(i), o.requests, headers, 3, rounds * o.requests));
+        rounds++;
+      }
+      // The copy's games before the indexer runs (the dataset's own).
+      before = Number((await getJson(a.ready[1]!, '/sync/status', o.key)).data?.totalGames ?? 0);
+    } finally {
+      await a.stop();
+    }
 
     o.log(`under ingest: simulator with ${o.chainGames.toLocaleString('en-US')} games, rendering its answers ahead…`);
     sim = await spawnChild({
@@ -124,10 +140,6 @@ export async function measureUnderIngest(o: {
       },
       ready: /listening on (http:\/\/[^\s)]+)/,
     });
-    const under = new Map<string, { samples: LatencySamples[]; commits: number; running: boolean }>(o.ops.map((op) => [op.name, { samples: [], commits: 0, running: true }]));
-    let rounds = 0;
-    let commits = 0;
-    let figures: Omit<UnderIngestFigures, 'rows' | 'rounds'>;
     try {
       const url = b.ready[1]!;
       const games = async () => Number((await getJson(url, '/sync/status', o.key)).data?.totalGames ?? 0);
@@ -135,59 +147,50 @@ export async function measureUnderIngest(o: {
       for (let waited = 0; (await games()) === before && waited < 120_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
       const g0 = await games();
       const t0 = performance.now();
+      const under = new Map<string, { samples: LatencySamples[]; commits: number; running: boolean }>(o.ops.map((op) => [op.name, { samples: [], commits: 0, running: true }]));
       let seen = g0;
+      let commits = 0;
       let syncing = true;
-      while (rounds < UNDER_INGEST_MAX_ROUNDS && syncing && (rounds === 0 || commits < UNDER_INGEST_COMMITS)) {
+      for (let r = 0; r < rounds && syncing; r++) {
         for (const op of o.ops) {
           const row = under.get(op.name)!;
-          row.samples.push(await latencySamples(url, (i) => op.path(i), o.requests, headers, 3, rounds * o.requests));
+          row.samples.push(await latencySamples(url, (i) => op.path(i), o.requests, headers, 3, r * o.requests));
           const g = await games();
           const committed = g !== seen;
           if (committed) (row.commits++, commits++, (seen = g));
           syncing = (await getJson(url, '/status', o.key)).syncing === true;
           row.running = syncing;
-          const l = latencyOf(row.samples[row.samples.length - 1]!);
-          o.log(`under ingest, round ${rounds + 1}, ${op.name}: p99 ${l.p99} ms${committed ? ', beside a commit' : ''}${syncing ? '' : ' — the backfill had ended'}`);
+          o.log(`under ingest, round ${r + 1} of ${rounds}, ${op.name}: p99 ${latencyOf(row.samples[row.samples.length - 1]!).p99} ms${committed ? ', beside a commit' : ''}${syncing ? '' : ' — the backfill had ended'}`);
         }
-        rounds++;
       }
       const seconds = (performance.now() - t0) / 1000;
       const gamesDuringRun = (await games()) - g0;
       const status = await getJson(url, '/status', o.key);
-      o.log(`under ingest: ${rounds} round(s), ${commits} commit(s) of the indexer, ${gamesDuringRun} games in ${seconds.toFixed(1)} s`);
+      o.log(`under ingest: ${commits} commit(s) of the indexer, ${gamesDuringRun} games in ${seconds.toFixed(1)} s`);
+      const rows: UnderIngestRow[] = o.ops.map((op) => {
+        const u = under.get(op.name)!;
+        const i = latencyOf(...idle.get(op.name)!);
+        const l = latencyOf(...u.samples);
+        const ratio = Math.round((100 * l.p99) / Math.max(0.01, i.p99)) / 100;
+        o.log(`under ingest ${op.name}: p99 ${l.p99} ms (idle ${i.p99} ms, ×${ratio})${u.running ? '' : ' — the backfill had ended'}`);
+        return { name: op.name, idle: i, underIngest: l, ratio, ingestRunning: u.running, commits: u.commits, met: l.p99 <= CONTENTION_P99_MS && ratio <= 2 };
+      });
       // Then let the backfill finish (bounded) to report what the indexer stored of the chain.
       for (let waited = 0; (await getJson(url, '/status', o.key)).syncing === true && waited < 120_000; waited += 250) await new Promise((r) => setTimeout(r, 250));
-      figures = {
+      return {
         chainGames: o.chainGames,
         gamesIngested: (await games()) - before,
         gamesDuringRun,
         gamesPerSec: Math.round(gamesDuringRun / seconds),
         commits,
+        rounds,
         ingestCoveredRun: status.syncing === true,
         seconds,
+        rows,
       };
     } finally {
       await b.stop();
     }
-
-    // The API alone on the same copy, as many requests per row as under ingest.
-    const a = await spawnChild({ ...o.api, args: ['serve', '--no-indexer', '--host', '127.0.0.1', '--port', '0'], env: { ...serveEnv, SOLANA_RPC_URL: undefined }, ready: /listening on (http:\/\/[^\s)]+)/ });
-    const rows: UnderIngestRow[] = [];
-    try {
-      for (const op of o.ops) {
-        const idleRuns: LatencySamples[] = [];
-        for (let r = 0; r < rounds; r++) idleRuns.push(await latencySamples(a.ready[1]!, (i) => op.path(i), o.requests, headers, 3, r * o.requests));
-        const i = latencyOf(...idleRuns);
-        const u = under.get(op.name)!;
-        const l = latencyOf(...u.samples);
-        const ratio = Math.round((100 * l.p99) / Math.max(0.01, i.p99)) / 100;
-        rows.push({ name: op.name, idle: i, underIngest: l, ratio, ingestRunning: u.running, commits: u.commits, met: l.p99 <= CONTENTION_P99_MS && ratio <= 2 });
-        o.log(`under ingest ${op.name}: p99 ${l.p99} ms (idle ${i.p99} ms, ×${ratio})${u.running ? '' : ' — the backfill had ended'}`);
-      }
-    } finally {
-      await a.stop();
-    }
-    return { ...figures, rounds, rows };
   } finally {
     await sim?.stop();
     rmSync(dir, { recursive: true, force: true });

@@ -8,7 +8,7 @@ import { createKeyService } from '../src/keys/index.js';
 import { createStore } from '../src/store/index.js';
 import type { StoreConfig } from '../src/config/index.js';
 import { measureIngest, measureSimulator, type IngestFigures, type SimulatorFigures } from './chain.js';
-import { CONTENTION_P99_MS, measureNoisyNeighbour, measureUnderIngest, UNDER_INGEST_COMMITS, type NoisyNeighbourFigures, type UnderIngestFigures } from './contention.js';
+import { CONTENTION_P99_MS, measureNoisyNeighbour, measureUnderIngest, UNDER_INGEST_MIN_SECONDS, type NoisyNeighbourFigures, type UnderIngestFigures } from './contention.js';
 import { API_DIST, API_TSX, ensureBuilt, spawnChild, type ApiEntry, type Child } from './children.js';
 import { prepareDataset, type Dataset, warmPageCache } from './dataset.js';
 import { FRESHNESS_P99_MS, measureFreshness, measureSources, SOURCES_MIN_RATIO, type FreshnessFigures, type SourcesFigures } from './sources.js';
@@ -306,7 +306,7 @@ function markdown(): string {
     const u = result.underIngest;
     out.push(
       '',
-      `API under ingest (\`serve\` with its indexer backfilling ${u.chainGames.toLocaleString('en-US')} games from its own simulator into a copy of the dataset; idle = \`serve --no-indexer\` on the same copy just after; uncached, ${u.rounds} round(s) of ${nRequests} sequential requests per row, from the indexer's first commit until the run spanned ${UNDER_INGEST_COMMITS} more): the indexer committed ${u.commits} time(s) and stored ${u.gamesDuringRun.toLocaleString('en-US')} games during the ${u.seconds.toFixed(0)} s of measurement (${u.gamesPerSec.toLocaleString('en-US')} games/s)${u.ingestCoveredRun ? '' : ' — **its backfill ended before the last row was measured** (rows marked "ended"; raise --under-ingest-games)'}. Target: p99 ≤ 2× idle and ≤ ${CONTENTION_P99_MS} ms.`,
+      `API under ingest (\`serve\` with its indexer backfilling ${u.chainGames.toLocaleString('en-US')} games from its own simulator into a copy of the dataset; idle = \`serve --no-indexer\` on the same copy just before, in rounds until it lasted ${UNDER_INGEST_MIN_SECONDS} s; uncached, ${u.rounds} round(s) of ${nRequests} sequential requests per row, as many under ingest from the indexer's first commit): the indexer committed ${u.commits} time(s) and stored ${u.gamesDuringRun.toLocaleString('en-US')} games during the ${u.seconds.toFixed(0)} s of measurement (${u.gamesPerSec.toLocaleString('en-US')} games/s)${u.ingestCoveredRun ? '' : ' — **its backfill ended before the last row was measured** (rows marked "ended"; raise --under-ingest-games)'}. Target: p99 ≤ 2× idle and ≤ ${CONTENTION_P99_MS} ms.`,
       '',
       '| operation | idle p50 ms | idle p99 ms | under ingest p50 ms | under ingest p99 ms | × idle | commits seen | met |',
       '|---|---:|---:|---:|---:|---:|---:|:-:|',
