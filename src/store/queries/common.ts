@@ -2,7 +2,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { dayOf, joinHiLo, MS_PER_DAY, MS_PER_HOUR, MS_PER_QUARTER } from '../../core/index.js';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
-import { BLOCK_DAYS, blockOf, EXTREMES, GAME_ROLLUP_COLUMNS, GAME_SUM_OF_ROW, SUM_COLUMNS, type ExtremeColumn, type LeaderboardSort, aggregatedSortKey } from '../rollups/definitions.js';
+import { BLOCK_DAYS, blockOf, EXTREMES, GAME_ROLLUP_COLUMNS, GAME_SUM_OF_ROW, SUM_COLUMNS, type ExtremeColumn, type LeaderboardSort, type PoolSumColumn, aggregatedSortKey } from '../rollups/definitions.js';
 
 /** Driver values → JS: SQLite (safe integers) gives bigint, pg gives strings for bigint/numeric. */
 export const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
@@ -333,6 +333,26 @@ export async function poolToken(db: Kysely<Database>, pool: string): Promise<str
 export async function counter(db: Kysely<Database>, name: string): Promise<number> {
   const r = await db.selectFrom('ru_counter').select('n').where('name', '=', name).executeTakeFirst();
   return num(r?.n);
+}
+
+/**
+ * The per-game value of a pool-side sum (rollups/definitions.ts POOL_SUMS) as SQL over raw games
+ * rows, what the write path adds to ru_pool_day / ru_hour_p / ru_quarter_p: the pool fee's halves
+ * from its decimal text (u64TextHalves), its USD and the house PnL (wager − payout) in USD from
+ * the stored price per smallest unit (0 while un-priced).
+ */
+export function poolSumOfRow(a: DialectAdapter, c: PoolSumColumn): RawBuilder<unknown> {
+  const double = sql.raw(a.double);
+  switch (c) {
+    case 'pool_fee_hi':
+      return u64TextHalves(a, 'pool_fee').hi;
+    case 'pool_fee_lo':
+      return u64TextHalves(a, 'pool_fee').lo;
+    case 'usd_pool_fee':
+      return sql`coalesce(cast(pool_fee as ${double}) * usd_per_unit, 0)`;
+    case 'usd_house_pnl':
+      return sql`coalesce((cast(wager as ${double}) - cast(payout as ${double})) * usd_per_unit, 0)`;
+  }
 }
 
 /**

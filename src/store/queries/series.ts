@@ -2,11 +2,11 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { MS_PER_DAY, MS_PER_HOUR, MS_PER_QUARTER } from '../../core/index.js';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
-import { EXTREMES, GAME_SUM_OF_ROW, GAME_SUMS, type ExtremeColumn, type GameSumColumn } from '../rollups/definitions.js';
-import { big, extremeOfRow, filterSql, num, QUARTER_OF, type GameFilter } from './common.js';
+import { EXTREMES, GAME_SUM_OF_ROW, GAME_SUMS, POOL_SUMS, type ExtremeColumn, type GameSumColumn, type PoolSumColumn } from '../rollups/definitions.js';
+import { big, extremeOfRow, filterSql, num, poolSumOfRow, QUARTER_OF, type GameFilter } from './common.js';
 
 /**
- * Sums of game rollup columns over arbitrary time ranges (the buckets of a series, or one window),
+ * Sums of game rollup columns (and of the pool rollups' pool-side sums) over arbitrary time ranges (the buckets of a series, or one window),
  * read as bounded reads (docs/design.md §7, docs/architecture.md "Storage"): each range is cut into
  * the UTC days wholly inside it (a day rollup), the UTC hours wholly inside the rest (an hour
  * rollup, migration 0010), the quarter hours wholly inside what is left (a quarter-hour rollup,
@@ -35,8 +35,11 @@ export interface RangeSource {
   byCreator?: boolean;
 }
 
-/** A summed column: a game sum (added) or an extreme (max/min), rollups/definitions.ts. */
-export type RangeColumn = GameSumColumn | ExtremeColumn;
+/**
+ * A summed column: a game sum (added), an extreme (max/min), or a pool-side sum (POOL_SUMS: only
+ * from the pool rollups ru_pool_day / ru_hour_p / ru_quarter_p, which hold them), rollups/definitions.ts.
+ */
+export type RangeColumn = GameSumColumn | ExtremeColumn | PoolSumColumn;
 
 /** Sums of one range (and group): u64 halves as bigint, counts, USD and ms as numbers. */
 export type RangeSums = Partial<Record<RangeColumn, number | bigint>>;
@@ -201,10 +204,14 @@ function rowPieces(pieces: Piece[], unit: number): { runs: [number, number][]; i
 const PIECES_PER_STATEMENT = 32;
 
 const isExtreme = (c: RangeColumn): c is ExtremeColumn => c in EXTREMES;
+const isPoolSum = (c: RangeColumn): c is PoolSumColumn => c in POOL_SUMS;
+
+/** The kind of an added column (rollups/definitions.ts GAME_SUMS, POOL_SUMS). */
+const sumKind = (c: GameSumColumn | PoolSumColumn): 'count' | 'u64' | 'usd' => (isPoolSum(c) ? POOL_SUMS[c] : GAME_SUMS[c]);
 
 /** How a column merges: added as a bigint (u64 halves) or a number (counts, USD), or max/min. */
 type Merge = 'u64' | 'add' | 'max' | 'min';
-const mergeOf = (c: RangeColumn): Merge => (isExtreme(c) ? EXTREMES[c].merge : GAME_SUMS[c] === 'u64' ? 'u64' : 'add');
+const mergeOf = (c: RangeColumn): Merge => (isExtreme(c) ? EXTREMES[c].merge : sumKind(c) === 'u64' ? 'u64' : 'add');
 
 /**
  * A range's USD sum read with subtractions is kept when what it subtracted is at most this many
@@ -274,7 +281,7 @@ async function sumsOf(
 ): Promise<{ out: Map<string, RangeSums>[]; again: number[] }> {
   const cols: RangeColumn[] = columns.includes('plays') ? [...columns] : ['plays', ...columns];
   const merges = cols.map(mergeOf);
-  const usd = cols.flatMap((c, i) => (!isExtreme(c) && GAME_SUMS[c] === 'usd' ? [i] : []));
+  const usd = cols.flatMap((c, i) => (!isExtreme(c) && sumKind(c) === 'usd' ? [i] : []));
   const out = ranges.map(() => new Map<string, RangeSums>());
   /** Per range and group: Σ |value| of each USD column (in `usd` order) over the rows subtracted. */
   const subtracted = ranges.map(() => new Map<string, number[]>());
@@ -369,7 +376,9 @@ async function sumsOf(
   }
   // Sub-quarter slices: raw games on a time index ((creator|pool|…, time_ms) or (time_ms)), aggregated per slice.
   const ofRow = (c: RangeColumn): RawBuilder<unknown> =>
-    isExtreme(c) ? sql`${sql.raw(EXTREMES[c].merge)}(${extremeOfRow(a, c)}) as ${sql.raw(c)}` : sql`sum(${sql.raw(GAME_SUM_OF_ROW[c])}) as ${sql.raw(c)}`;
+    isExtreme(c) ? sql`${sql.raw(EXTREMES[c].merge)}(${extremeOfRow(a, c)}) as ${sql.raw(c)}`
+    : isPoolSum(c) ? sql`sum(${poolSumOfRow(a, c)}) as ${sql.raw(c)}`
+    : sql`sum(${sql.raw(GAME_SUM_OF_ROW[c])}) as ${sql.raw(c)}`;
   const rawAgg = sql.join(cols.map(ofRow));
   for (let i = 0; i < raw.length; i += SLICES_PER_STATEMENT) {
     const chunk = raw.slice(i, i + SLICES_PER_STATEMENT);
