@@ -6,14 +6,14 @@ import { EXTREMES, GAME_SUM_OF_ROW, GAME_SUMS, POOL_SUMS, type ExtremeColumn, ty
 import { big, extremeOfRow, filterSql, num, poolSumOfRow, QUARTER_OF, type GameFilter } from './common.js';
 
 /**
- * Sums of game rollup columns (and of the pool rollups' pool-side sums) over arbitrary time ranges (the buckets of a series, or one window),
- * read as bounded reads (docs/design.md §7, docs/architecture.md "Storage"): each range is cut into
- * the UTC days wholly inside it (a day rollup), the UTC hours wholly inside the rest (an hour
- * rollup, migration 0010), the quarter hours wholly inside what is left (a quarter-hour rollup,
- * migration 0020) and the sub-quarter edges (raw games on a time index). A range's cost is at
- * most its days, 46 hour rows, 6 quarter rows and two slices of games shorter than 15 minutes,
- * whatever the history; a range whose ends are on quarter hours (the buckets of every time
- * zone) reads no raw game.
+ * Sums of game rollup columns (and the pool rollups' pool-side sums) over arbitrary time ranges
+ * (the buckets of a series, or one window), read as bounded reads (docs/design.md §7,
+ * docs/architecture.md "Storage"): each range is cut into the UTC days wholly inside it (a day
+ * rollup), the UTC hours wholly inside the rest (an hour rollup, migration 0010), the quarter hours
+ * wholly inside what is left (a quarter-hour rollup, migration 0020) and the sub-quarter edges (raw
+ * games on a time index). A range's cost is at most its days, 46 hour rows, 6 quarter rows and two
+ * slices of games shorter than 15 minutes, whatever the history; a range whose ends are on quarter
+ * hours (the buckets of every time zone) reads no raw game.
  *
  * When only additive sums are asked for (no max/min column), a range may instead be read as the
  * whole UTC days between the UTC midnights nearest its ends, plus the part before the first one
