@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { MS_PER_DAY } from '../../core/index.js';
+import { dayOf, MS_PER_DAY } from '../../core/index.js';
 import type { Database } from '../schema.js';
 import { GAME_SUM_OF_ROW, type GameSumColumn } from '../rollups/definitions.js';
 import type { BiggestWin, BiggestWinsQuery, HouseEdgeGroupBy, HouseEdgeQuery, HouseEdgeResult } from '../types-house.js';
@@ -173,13 +173,16 @@ export async function houseEdge(db: Kysely<Database>, q: HouseEdgeQuery): Promis
  * null when the window holds no game.
  */
 async function playersPage(db: Kysely<Database>, q: HouseEdgeQuery): Promise<RawBuilder<unknown> | null> {
-  // An open side of the window ends at the first or last stored game.
+  // An open side of the window (or one beyond the history) ends at the UTC midnight before the
+  // first stored game or after the last: that day holds no game outside the window, so it is read
+  // as a whole day (its rollup rows), not as a cut day's raw games (the current day of a window
+  // open towards now: up to a day of games).
   const ends = await sql<{ first: unknown; last: unknown }>`select (select min(time_ms) from games) as first, (select max(time_ms) from games) as last`.execute(db);
   const first = ends.rows[0]?.first;
   const last = ends.rows[0]?.last;
   if (first === null || first === undefined || last === null || last === undefined) return null;
-  const start = Math.max(q.startTime ?? num(first), num(first));
-  const end = Math.min(q.endTime ?? num(last) + 1, num(last) + 1);
+  const start = q.startTime === undefined || q.startTime <= num(first) ? dayOf(num(first)) * MS_PER_DAY : q.startTime;
+  const end = q.endTime === undefined || q.endTime > num(last) ? (dayOf(num(last)) + 1) * MS_PER_DAY : q.endTime;
   if (end <= start) return null;
   const { days, raw } = splitWindow(start, end);
   // The whole blocks and the days at their edges, one by one.
