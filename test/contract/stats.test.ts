@@ -51,6 +51,20 @@ describe('GET /stats', () => {
     expect(c.oracle.stats({ startTime: t }).plays).toBeGreaterThan(c.oracle.stats({ startTime: t + 1 }).plays);
   });
 
+  it('a window at the edges of the history: the last game is kept only by an end after it', async () => {
+    // A window holding every game is served by the all-time path (common.ts windowCoversHistory);
+    // one ending exactly at the last game's time must not be, nor one starting after the first game.
+    const times = c.oracle.games.map((g) => g.time);
+    const first = Math.min(...times);
+    const last = Math.max(...times);
+    for (const [startTime, endTime] of [[first, last], [first, last + 1], [first + 1, last + 1], [first - 1, last + 1]] as const) {
+      const r = await c.get('/stats', { startTime, endTime });
+      expect(r.status).toBe(200);
+      expectJson(r.body, c.oracle.stats({ startTime, endTime }), `/stats?startTime=${startTime}&endTime=${endTime}`);
+    }
+    expect(c.oracle.stats({ startTime: first, endTime: last }).plays).toBeLessThan(c.oracle.stats({ startTime: first, endTime: last + 1 }).plays);
+  });
+
   it('ISO 8601 with an offset and without milliseconds', async () => {
     const t = c.oracle.games[Math.floor(c.oracle.games.length / 2)]!.time; // whole seconds
     const d = new Date(t + 2 * 3_600_000);

@@ -309,19 +309,31 @@ export function openWindowSums(dayTable: string, hourTable: keyof typeof QUARTER
     union all select ${gameCols} from games where time_ms >= ${start} and time_ms < ${quarter} ${where}`;
 }
 
-/**
- * Whether the window [startTime, endTime) (ms; either side open when undefined) holds every stored
- * game: it starts at or before the first game and ends after the last one. Such a window is served
- * by the all-time path, which reads the all-time rollups instead of the window's blocks, days and
- * raw edges (docs/design.md §7 "Bounded windows"); the answers are the same by definition. Two
- * seeks on the games' time index. False for an empty store (the window path answers it cheaply).
- */
-export async function coversHistory(db: Kysely<Database>, startTime: number | undefined, endTime: number | undefined): Promise<boolean> {
-  if (startTime === undefined && endTime === undefined) return true;
+/** The first and last stored game times (ms; two seeks on the games' time index), or undefined for an empty store. */
+export async function historyEnds(db: Kysely<Database>): Promise<{ first: number; last: number } | undefined> {
   const r = await sql<{ first: unknown; last: unknown }>`select (select min(time_ms) from games) as first, (select max(time_ms) from games) as last`.execute(db);
   const row = r.rows[0];
-  if (!row || row.first === null || row.first === undefined) return false;
-  return (startTime === undefined || startTime <= num(row.first)) && (endTime === undefined || endTime > num(row.last));
+  if (!row || row.first === null || row.first === undefined) return undefined;
+  return { first: num(row.first), last: num(row.last) };
+}
+
+/**
+ * Whether the window [startTime, endTime) (ms; either side open when undefined) holds every stored
+ * game: it starts at or before the first game and ends after the last one (`ends`: historyEnds).
+ * Such a window is served by the all-time path, which reads the all-time rollups instead of the
+ * window's blocks, days and raw edges (docs/design.md §7 "Bounded windows"); the answers are the
+ * same by definition. False for an empty store (the window path answers it cheaply).
+ */
+export function windowCoversHistory(ends: { first: number; last: number } | undefined, startTime: number | undefined, endTime: number | undefined): boolean {
+  if (startTime === undefined && endTime === undefined) return true;
+  if (ends === undefined) return false;
+  return (startTime === undefined || startTime <= ends.first) && (endTime === undefined || endTime > ends.last);
+}
+
+/** windowCoversHistory with the history's ends read here (two seeks; none for an all-time query). */
+export async function coversHistory(db: Kysely<Database>, startTime: number | undefined, endTime: number | undefined): Promise<boolean> {
+  if (startTime === undefined && endTime === undefined) return true;
+  return windowCoversHistory(await historyEnds(db), startTime, endTime);
 }
 
 /** The token of a pool as its events recorded it (table pools), or undefined for a pool never seen. */

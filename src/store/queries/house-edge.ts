@@ -3,7 +3,7 @@ import { dayOf, MS_PER_DAY } from '../../core/index.js';
 import type { Database } from '../schema.js';
 import { GAME_SUM_OF_ROW, type GameSumColumn } from '../rollups/definitions.js';
 import type { BiggestWin, BiggestWinsQuery, HouseEdgeGroupBy, HouseEdgeQuery, HouseEdgeResult } from '../types-house.js';
-import { big, coversHistory, dayAndBlockParts, filterSql, hourSpan, joinHiLoRow, listedSpans, listedSpansWithComplements, newestDay, num } from './common.js';
+import { big, dayAndBlockParts, filterSql, historyEnds, hourSpan, joinHiLoRow, listedSpans, listedSpansWithComplements, newestDay, num, windowCoversHistory } from './common.js';
 import { type KeyKind, positionValues } from './keyset.js';
 
 /**
@@ -68,8 +68,10 @@ function timeRange(from: number | undefined, to: number | undefined): RawBuilder
 
 /** GET /house-edge: one page of groups, ordered by their key ascending. */
 export async function houseEdge(db: Kysely<Database>, q: HouseEdgeQuery): Promise<HouseEdgeResult> {
-  // A window holding the whole history is the all-time answer (common.ts coversHistory).
-  if ((q.startTime !== undefined || q.endTime !== undefined) && (await coversHistory(db, q.startTime, q.endTime))) q = { ...q, startTime: undefined, endTime: undefined };
+  // A window holding the whole history is the all-time answer (common.ts windowCoversHistory).
+  const windowed = q.startTime !== undefined || q.endTime !== undefined;
+  const ends = windowed ? await historyEnds(db) : undefined;
+  if (windowed && windowCoversHistory(ends, q.startTime, q.endTime)) q = { ...q, startTime: undefined, endTime: undefined };
   const groups = GROUP_COLUMNS[q.groupBy];
   const keyCols = groups.slice(0, houseEdgeKinds(q.groupBy).length);
   const f = { creator: q.creator, token: q.token, pool: q.pool, player: q.user };
@@ -82,7 +84,7 @@ export async function houseEdge(db: Kysely<Database>, q: HouseEdgeQuery): Promis
   const parts: RawBuilder<unknown>[] = [];
   const unfiltered = q.creator === undefined && q.token === undefined && q.pool === undefined && q.user === undefined;
   if (q.groupBy === 'player' && unfiltered && (q.startTime !== undefined || q.endTime !== undefined)) {
-    const page = await playersPage(db, q);
+    const page = await playersPage(db, q, ends);
     if (page === null) return { results: [], next: null };
     parts.push(page);
   } else if (q.startTime === undefined && q.endTime === undefined) {
@@ -172,17 +174,14 @@ export async function houseEdge(db: Kysely<Database>, q: HouseEdgeQuery): Promis
  * raw games (index g_player_time) for the cut days.
  * null when the window holds no game.
  */
-async function playersPage(db: Kysely<Database>, q: HouseEdgeQuery): Promise<RawBuilder<unknown> | null> {
+async function playersPage(db: Kysely<Database>, q: HouseEdgeQuery, ends: { first: number; last: number } | undefined): Promise<RawBuilder<unknown> | null> {
   // An open side of the window (or one beyond the history) ends at the UTC midnight before the
-  // first stored game or after the last: that day holds no game outside the window, so it is read
-  // as a whole day (its rollup rows), not as a cut day's raw games (the current day of a window
-  // open towards now: up to a day of games).
-  const ends = await sql<{ first: unknown; last: unknown }>`select (select min(time_ms) from games) as first, (select max(time_ms) from games) as last`.execute(db);
-  const first = ends.rows[0]?.first;
-  const last = ends.rows[0]?.last;
-  if (first === null || first === undefined || last === null || last === undefined) return null;
-  const start = q.startTime === undefined || q.startTime <= num(first) ? dayOf(num(first)) * MS_PER_DAY : q.startTime;
-  const end = q.endTime === undefined || q.endTime > num(last) ? (dayOf(num(last)) + 1) * MS_PER_DAY : q.endTime;
+  // first stored game or after the last (`ends`: common.ts historyEnds): that day holds no game
+  // outside the window, so it is read as a whole day (its rollup rows), not as a cut day's raw
+  // games (the current day of a window open towards now: up to a day of games).
+  if (ends === undefined) return null;
+  const start = q.startTime === undefined || q.startTime <= ends.first ? dayOf(ends.first) * MS_PER_DAY : q.startTime;
+  const end = q.endTime === undefined || q.endTime > ends.last ? (dayOf(ends.last) + 1) * MS_PER_DAY : q.endTime;
   if (end <= start) return null;
   const { days, raw } = splitWindow(start, end);
   // The whole blocks and the days at their edges, one by one.
