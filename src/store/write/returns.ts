@@ -160,9 +160,14 @@ async function linkDays(db: Db, a: DialectAdapter, column: 'next_day' | 'prev_da
     const build = () => {
       let i = 0;
       const rows = chunk.map(() => sql`(${params[i++]}, ${params[i++]}, cast(${params[i++]} as integer), cast(${params[i++]} as integer))`);
+      // The join terms are expressions of v's columns (`|| ''`, `+ 0`), so SQLite cannot index v
+      // for them and searches ru_active_day's primary key once per row of v. As plain columns,
+      // SQLite (no table statistics) scanned all of ru_active_day for 256 rows and looked each up
+      // in an automatic index of v: a scan per chunk that grew with history (docs/benchmarks.md
+      // "The write path at ten million games' density").
       return sql`with v (creator, player, day, link) as (values ${sql.join(rows)})
         update ru_active_day set ${sql.raw(column)} = v.link from v
-        where ru_active_day.creator = v.creator and ru_active_day.player = v.player and ru_active_day.day = v.day`.compile(db);
+        where ru_active_day.creator = v.creator || '' and ru_active_day.player = v.player || '' and ru_active_day.day = v.day + 0`.compile(db);
     };
     await runPrecompiled(db, `${a.kind}:active-day-${column}:${chunk.length}`, build, params);
   }
@@ -216,12 +221,14 @@ async function upsertCounts(db: Db, a: DialectAdapter, table: 'day' | 'block', r
       let i = 0;
       const u = sql.raw(unit);
       const t = sql.raw(name);
+      // Join terms on expressions of v's and s's columns, so each row of theirs searches the table's
+      // primary key (as in linkDays).
       return sql`with v (creator, unit) as (values ${sql.join(chunk.map(() => sql`(${params[i++]}, cast(${params[i++]} as integer))`))})
         update ${t} set players_cum = s.c from (
           select r.creator, r.${u} as unit, r.prev_day, sum(r.players) over (partition by r.creator, r.${u} order by r.prev_day) as c
-          from v join ${t} r on r.creator = v.creator and r.${u} = v.unit
+          from v join ${t} r on r.creator = v.creator || '' and r.${u} = v.unit + 0
         ) s
-        where ${t}.creator = s.creator and ${t}.${u} = s.unit and ${t}.prev_day = s.prev_day and ${t}.players_cum <> s.c`.compile(db);
+        where ${t}.creator = s.creator || '' and ${t}.${u} = s.unit + 0 and ${t}.prev_day = s.prev_day + 0 and ${t}.players_cum <> s.c`.compile(db);
     };
     await runPrecompiled(db, `${a.kind}:${name}-cum:${chunk.length}`, build, params);
   }
