@@ -7,7 +7,7 @@ import { num } from './common.js';
 import { rangeSums, type RangeColumn, type RangeSource, type RangeSums } from './series.js';
 
 /** The buckets of a series query (core/zoned.ts seriesBuckets; throws AppError INVALID_PARAMETER). */
-export function bucketsOf(q: SeriesQuery): SeriesBucket[] {
+export function bucketsOf(q: SeriesQuery): readonly SeriesBucket[] {
   return seriesBuckets({ days: q.days, startTime: q.startTime, endTime: q.endTime, tz: q.tz ?? 'UTC', interval: q.interval ?? 'day', now: q.now });
 }
 
