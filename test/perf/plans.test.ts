@@ -68,9 +68,9 @@ afterAll(async () => {
 });
 
 /**
- * One more batch: a game a day after the fixture's last for each of its players, so each player's
- * new active day links to a stored one in its creator's group and in every game's (over 256 links:
- * the write path's largest chunk).
+ * One more batch: for each of the fixture's players, a copy of its last game one day later, so each
+ * player's new active day links to a stored one in its creator's group and in every game's (over
+ * 256 links: the write path's largest chunk).
  */
 async function writeReturningPlayers(): Promise<void> {
   const last = new Map<string, Fixture['events'][number]>();
