@@ -29,6 +29,18 @@ const PLAYER_ROLLUP = new RegExp(`\\bfrom (${PLAYER_ROLLUP_TABLES.join('|')})\\b
 /** The pool list reads limit + 1 entries of a sort index of ru_pool (migration 0006), never sorts. */
 const POOL_LIST = /\bfrom "?ru_pool"?\s[^()]*\border by\b/i;
 
+/**
+ * Whether the plan of `sqlText` (its EXPLAIN QUERY PLAN details) scans a history-sized table (BIG),
+ * through an index or not. SQLite names a table by its alias in plans: aliases map back to tables first.
+ */
+function scansBigTable(sqlText: string, plan: readonly string[]): boolean {
+  const aliases = new Map([...sqlText.matchAll(/\b(?:from|join)\s+"?(\w+)"?\s+(?:as\s+)?"?(\w+)"?/gi)].map((m) => [m[2]!.toLowerCase(), m[1]!.toLowerCase()]));
+  return plan.some((d) => {
+    const t = /^SCAN (\w+)/.exec(d)?.[1];
+    return t !== undefined && BIG.includes(aliases.get(t.toLowerCase()) ?? t);
+  });
+}
+
 const recorded = new Map<string, unknown[]>();
 const proto = (BetterSqlite3 as unknown as { prototype: { prepare: (s: string) => any } }).prototype;
 const originalPrepare = proto.prepare;
@@ -264,13 +276,7 @@ describe('query plans (SQLite)', () => {
         const text = plan.join(' | ');
         // A SCAN of a big table (even through an index) reads all of it, unless LIMIT stops an ordered scan.
         const limited = /\blimit\b/i.test(sqlText);
-        // SQLite names a table by its alias in plans: map aliases back to tables first.
-        const aliases = new Map([...sqlText.matchAll(/\b(?:from|join)\s+"?(\w+)"?\s+(?:as\s+)?"?(\w+)"?/gi)].map((m) => [m[2]!.toLowerCase(), m[1]!.toLowerCase()]));
-        const scanned = (d: string) => /^SCAN (\w+)/.exec(d)?.[1];
-        const fullScan = plan.some((d) => {
-          const t = scanned(d);
-          return t !== undefined && BIG.includes(aliases.get(t.toLowerCase()) ?? t) && !limited;
-        });
+        const fullScan = scansBigTable(sqlText, plan) && !limited;
         // A windowed leaderboard sorts its grouped window rows (bounded by the window), not raw games.
         // The indexer's re-pricing job reads un-priced rows through the partial indexes on them:
         // bounded by the un-priced backlog, not by history.
@@ -306,12 +312,7 @@ describe('query plans (SQLite)', () => {
     try {
       for (const [sqlText, params] of writes) {
         const plan = (originalPrepare.call(raw, `explain query plan ${sqlText}`).all(params) as { detail: string }[]).map((r) => r.detail);
-        const aliases = new Map([...sqlText.matchAll(/\b(?:from|join)\s+"?(\w+)"?\s+(?:as\s+)?"?(\w+)"?/gi)].map((m) => [m[2]!.toLowerCase(), m[1]!.toLowerCase()]));
-        const scansBig = plan.some((d) => {
-          const t = /^SCAN (\w+)/.exec(d)?.[1]?.toLowerCase();
-          return t !== undefined && BIG.includes(aliases.get(t) ?? t);
-        });
-        if (scansBig) bad.push(`${sqlText.replace(/\s+/g, ' ').slice(0, 160)}\n    ${plan.join(' | ')}`);
+        if (scansBigTable(sqlText, plan)) bad.push(`${sqlText.replace(/\s+/g, ' ').slice(0, 160)}\n    ${plan.join(' | ')}`);
       }
     } finally {
       raw.close();
