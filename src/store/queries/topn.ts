@@ -36,9 +36,11 @@ const ALLTIME_MIN_LISTS = 8;
 
 /**
  * Most rows the `scan` method of topWindow reads (every list row of one creator's window) before it
- * leaves the window to the threshold algorithm.
+ * leaves the window to the threshold algorithm. The scan reads one block or day at a time and keeps
+ * only each player's values (docs/design.md §7 "Top-N over a window's parts"), so the bound is on
+ * time and on those values (8 bytes a row), not on rows held at once.
  */
-const SCAN_MAX_ROWS = 30_000;
+const SCAN_MAX_ROWS = 1_000_000;
 
 /** A window of an unfiltered leaderboard: its whole blocks, edge days and raw cut days (as common.ts windowSource). */
 interface WindowParts {
@@ -132,21 +134,31 @@ function orderFreeSum(values: number[]): number {
 
 /**
  * Selects of (player, sort value `v`) over the window's parts for `spec`: its whole blocks, edge
- * days and the cut days' raw games, each restricted by `and` (` and player in …`, or nothing).
+ * days and the cut days' raw games (one row per player and cut day: its games' values added in
+ * ascending order by the database, `sum(v order by v)`), each restricted by `and`
+ * (` and player in …`, or nothing).
  * With `keySearch`, `plays` is read too, though unused: it is not in the lists' sort indexes
  * (block or day, value, player), so SQLite, which keeps no table statistics, searches the primary
  * key (block or day, player) once per player instead of scanning each block's or day's whole sort
  * index (32 players over 40 lists at 1M games: 11.5 → 3.0 ms). For many players, or every player,
- * the scan of the covering index is the cheaper one, and SQLite picks it.
+ * the scan of the covering index is the cheaper one, and SQLite picks it. With `each`, every whole
+ * block and edge day is its own select.
  */
-function valueParts(w: WindowParts, spec: TopSpec, and: RawBuilder<unknown>, keySearch: boolean): RawBuilder<unknown>[] {
+function valueParts(w: WindowParts, spec: TopSpec, and: RawBuilder<unknown>, keySearch: boolean, each = false): RawBuilder<unknown>[] {
   const src = source(spec);
   const v = sql.raw(src.column);
   const plays = keySearch ? sql`, plays` : sql``;
   const parts: RawBuilder<unknown>[] = [];
-  if (w.blocks.length) parts.push(sql`select player, ${v} as v ${plays} from ${sql.raw(src.block)} where block in ${list(w.blocks)} ${src.where} ${and}`);
-  if (w.days.length) parts.push(sql`select player, ${v} as v ${plays} from ${sql.raw(src.day)} where day in ${list(w.days)} ${src.where} ${and}`);
-  for (const r of w.raw) parts.push(sql`select player, ${v} as v ${keySearch ? sql`, 1 as plays` : sql``} from games where day = ${r.day} and time_ms >= ${r.from} and time_ms < ${r.to} ${src.where} ${and}`);
+  // With `each`, one select per whole block and per edge day (the scan reads them one at a time).
+  const groups = (xs: number[]): number[][] => (each ? xs.map((x) => [x]) : xs.length ? [xs] : []);
+  for (const bs of groups(w.blocks)) parts.push(sql`select player, ${v} as v ${plays} from ${sql.raw(src.block)} where block in ${list(bs)} ${src.where} ${and}`);
+  for (const ds of groups(w.days)) parts.push(sql`select player, ${v} as v ${plays} from ${sql.raw(src.day)} where day in ${list(ds)} ${src.where} ${and}`);
+  // A cut day's games: one value per player, added by the database in ascending order (the same
+  // rows give the same double whatever the plan or method; one row per player, not per game).
+  for (const r of w.raw) {
+    parts.push(sql`select player, sum(${v} order by ${v}) as v ${keySearch ? sql`, 1 as plays` : sql``} from games
+      where day = ${r.day} and time_ms >= ${r.from} and time_ms < ${r.to} ${src.where} ${and} group by player`);
+  }
   return parts;
 }
 
@@ -278,25 +290,48 @@ export async function thresholdTopN<R extends Ranked>(
 export type TopWindowMethod = 'scan' | 'alltime' | 'parts';
 
 /**
- * The `scan` method of topWindow: every row of the window's parts (whole blocks, edge days, the cut
- * days' raw games) read once, in index order (the lists' covering sort indexes), with each
- * player's values summed as the random access sums them (orderFreeSum), then ranked. Exact, and for one creator's window cheaper than the rounds of the
- * threshold algorithm, each of which reads every list again for its new players. Returns
- * undefined past SCAN_MAX_ROWS rows.
+ * The `scan` method of topWindow: every row of the window's parts (each whole block, each edge day,
+ * each cut day's raw games) read once, one part at a time, in index order (the lists' covering sort
+ * indexes). Only each player's values are kept (a number, or an array once a player has several),
+ * and summed at the end as the random access sums them (orderFreeSum), so every method ranks by
+ * the same totals. Exact, and for one creator's window cheaper than the rounds of the threshold
+ * algorithm, each of which reads every list again for its new players. Returns undefined past
+ * SCAN_MAX_ROWS rows.
  */
 async function scanTop(db: Kysely<Database>, w: WindowParts, spec: TopSpec, depth: number, keep: (r: Ranked) => boolean): Promise<Ranked[] | undefined> {
-  const parts = valueParts(w, spec, sql``, false);
-  const rows = await sql<{ player: string; v: unknown }>`select player, v from (${sql.join(parts, sql` union all `)}) u limit ${SCAN_MAX_ROWS + 1}`.execute(db);
-  if (rows.rows.length > SCAN_MAX_ROWS) return undefined;
-  const values = new Map<string, number[]>();
-  for (const r of rows.rows) {
-    const player = String(r.player);
-    let vs = values.get(player);
-    if (!vs) values.set(player, (vs = []));
-    vs.push(num(r.v));
+  if (depth < 1) return [];
+  const values = new Map<string, number | number[]>();
+  let read = 0;
+  for (const part of valueParts(w, spec, sql``, false, true)) {
+    const rows = (await sql<{ player: string; v: unknown }>`${part} limit ${SCAN_MAX_ROWS + 1 - read}`.execute(db)).rows;
+    read += rows.length;
+    if (read > SCAN_MAX_ROWS) return undefined;
+    for (const r of rows) {
+      const player = String(r.player);
+      const v = num(r.v);
+      const had = values.get(player);
+      if (had === undefined) values.set(player, v);
+      else if (typeof had === 'number') values.set(player, [had, v]);
+      else had.push(v);
+    }
   }
-  const ranked = [...values].map(([player, vs]) => ({ player, sk: orderFreeSum(vs) })).filter(keep);
-  return ranked.sort(byRank).slice(0, depth);
+  // The first `depth` in rank order, best first, kept by binary insertion: most players fail one
+  // comparison with the last kept (sorting every player of a large window costs more than its read).
+  const top: Ranked[] = [];
+  for (const [player, vs] of values) {
+    // 0 + v, as orderFreeSum adds a single value.
+    const r = { player, sk: typeof vs === 'number' ? 0 + vs : orderFreeSum(vs) };
+    if ((top.length === depth && byRank(r, top[depth - 1]!) >= 0) || !keep(r)) continue;
+    let lo = 0, hi = top.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (byRank(top[mid]!, r) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    top.splice(lo, 0, r);
+    if (top.length > depth) top.pop();
+  }
+  return top;
 }
 
 /**
@@ -311,8 +346,8 @@ async function scanTop(db: Kysely<Database>, w: WindowParts, spec: TopSpec, dept
  *   edge days): thresholdTopN over the all-time leaderboard alone (allTimeVolumeList), whose values
  *   bound every unread player's window volume, with random access to the window's parts; given up
  *   past ALLTIME_BUDGET rows;
- * - `scan` (one creator's window): every row of the window's parts ranked at once (scanTop), up
- *   to SCAN_MAX_ROWS rows;
+ * - `scan` (one creator's window): every row of the window's parts read once, part by part, and
+ *   ranked (scanTop), up to SCAN_MAX_ROWS rows;
  * - `parts`: thresholdTopN with random access over the window's own lists: every whole 32-day
  *   block (ru_block_user, or ru_block_user_c with a creator) and every edge day (ru_day_user /
  *   ru_day_user_c) a list read in the sort column's order (indexes
