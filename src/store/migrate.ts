@@ -24,6 +24,7 @@ import { migration0021 } from './migrations/0021_player_game_kinds.js';
 import { migration0022 } from './migrations/0022_game_kind_token.js';
 import { migration0023 } from './migrations/0023_fairness_hours.js';
 import { migration0024 } from './migrations/0024_closed_window_counts.js';
+import { migration0025 } from './migrations/0025_clustered_rollups.js';
 
 /** Ordered, append-only list of migrations; names sort in application order. */
 function migrationsFor(a: DialectAdapter): Record<string, Migration> {
@@ -51,6 +52,7 @@ function migrationsFor(a: DialectAdapter): Record<string, Migration> {
     '0022_game_kind_token': migration0022(a),
     '0023_fairness_hours': migration0023(a),
     '0024_closed_window_counts': migration0024(a),
+    '0025_clustered_rollups': migration0025(a),
   };
 }
 

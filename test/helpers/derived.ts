@@ -202,6 +202,9 @@ const CREATED_BY: readonly [name: string, made: { tables?: string[]; indexes?: s
   ['0023_fairness_hours', { tables: ['ru_fair_hg'] }],
   // 0024 rebuilds 0016's tables in a new shape (and their indexes): migrating again rebuilds them again.
   ['0024_closed_window_counts', {}],
+  // 0025 rebuilds tables in place (WITHOUT ROWID on SQLite) and g_player_time: migrating again
+  // clusters the tables the undone migrations recreate and rebuilds g_player_time again.
+  ['0025_clustered_rollups', {}],
 ];
 
 /**

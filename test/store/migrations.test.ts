@@ -145,6 +145,38 @@ describe(`migrations from zero (${dialect})`, () => {
   });
 });
 
+// Migration 0025's rule (docs/architecture.md "Clustered rollups"), read from the database: a
+// rollup table with a composite key is stored in key order exactly when every one of its
+// secondary indexes already holds all the key's columns (its entries would otherwise grow by them).
+test.runIf(dialect === 'sqlite')('rollup tables are stored in key order exactly where no index entry grows by it', async () => {
+  const db = await migratedFromZero('sqlite');
+  if (db.config.kind !== 'sqlite') throw new Error('sqlite expected');
+  const raw = new BetterSqlite3(db.config.path, { readonly: true });
+  try {
+    const tables = raw.prepare(`select name, sql from sqlite_master where type = 'table' and name like 'ru_%'`).all() as { name: string; sql: string }[];
+    const clustered: string[] = [];
+    const expected: string[] = [];
+    for (const t of tables) {
+      const key = (raw.prepare('select name from pragma_table_info(?) where pk > 0').all(t.name) as { name: string }[]).map((c) => c.name);
+      if (key.length < 2) continue;
+      const indexes = (raw.prepare(`select name from sqlite_master where type = 'index' and tbl_name = ? and sql is not null`).all(t.name) as { name: string }[]).map((i) => i.name);
+      const holdsKey = indexes.every((i) => {
+        const cols = new Set((raw.prepare('select name from pragma_index_info(?)').all(i) as { name: string | null }[]).map((c) => c.name));
+        return key.every((k) => cols.has(k));
+      });
+      if (holdsKey) expected.push(t.name);
+      if (/\bWITHOUT ROWID\s*$/i.test(t.sql)) clustered.push(t.name);
+    }
+    expect(expected.length).toBeGreaterThan(20);
+    expect(clustered.sort()).toEqual(expected.sort());
+    // The per-player index of the cut days holds their USD values.
+    const cols = (raw.prepare('select name from pragma_index_info(?) order by seqno').all('g_player_time') as { name: string }[]).map((c) => c.name);
+    expect(cols).toEqual(['player', 'time_ms', 'usd_wager', 'usd_profit']);
+  } finally {
+    raw.close();
+  }
+});
+
 // Comparing the two dialects needs PostgreSQL, which only the postgres project has.
 test.runIf(dialect === 'postgres')('SQLite and PostgreSQL end with the same tables, columns and indexes', async () => {
   const [lite, postgres] = await Promise.all([migratedFromZero('sqlite'), migratedFromZero('postgres')]);
