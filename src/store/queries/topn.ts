@@ -35,10 +35,9 @@ const ALLTIME_BUDGET = 512;
 const ALLTIME_MIN_LISTS = 8;
 
 /**
- * Most rows the `scan` method of topWindow reads (every list row of one creator's window) before it
- * leaves the window to the threshold algorithm. The scan reads one block or day at a time and keeps
- * only each player's values (docs/design.md §7 "Top-N over a window's parts"), so the bound is on
- * time and on those values (8 bytes a row), not on rows held at once.
+ * Most rows the `scan` method of topWindow groups (every list row of one creator's window) before it
+ * leaves the window to the threshold algorithm. The database groups them and returns the first
+ * `depth` players only, so the bound is on the time of the read, not on memory.
  */
 const SCAN_MAX_ROWS = 1_000_000;
 
@@ -124,13 +123,14 @@ async function randomAccess(db: Kysely<Database>, a: DialectAdapter, w: WindowPa
 }
 
 /**
- * A player's total of its part values, added in ascending order: the same doubles give the same
- * sum whatever order the database returns them in, so equal rows make exact ties (a GROUP BY's sum
- * of doubles depends on the order its input arrives in) and every method ranks by the same totals.
+ * A player's total of its part values (`v`), added by the database in ascending order: the same
+ * rows give the same double whatever order the plan reads them in (a plain GROUP BY's sum of
+ * doubles depends on it), so equal rows make exact ties and every method ranks by the same
+ * totals. SQLite (3.44+) and PostgreSQL both take ORDER BY inside an aggregate; each engine adds
+ * in its own way (SQLite compensates rounding, PostgreSQL does not), and every method of one store
+ * reads its totals through this one expression.
  */
-function orderFreeSum(values: number[]): number {
-  return values.sort((x, y) => x - y).reduce((s, v) => s + v, 0);
-}
+const ORDERED_SUM = sql`sum(v order by v)`;
 
 /**
  * Selects of (player, sort value `v`) over the window's parts for `spec`: its whole blocks, edge
@@ -141,18 +141,15 @@ function orderFreeSum(values: number[]): number {
  * (block or day, value, player), so SQLite, which keeps no table statistics, searches the primary
  * key (block or day, player) once per player instead of scanning each block's or day's whole sort
  * index (32 players over 40 lists at 1M games: 11.5 → 3.0 ms). For many players, or every player,
- * the scan of the covering index is the cheaper one, and SQLite picks it. With `each`, every whole
- * block and edge day is its own select.
+ * the scan of the covering index is the cheaper one, and SQLite picks it.
  */
-function valueParts(w: WindowParts, spec: TopSpec, and: RawBuilder<unknown>, keySearch: boolean, each = false): RawBuilder<unknown>[] {
+function valueParts(w: WindowParts, spec: TopSpec, and: RawBuilder<unknown>, keySearch: boolean): RawBuilder<unknown>[] {
   const src = source(spec);
   const v = sql.raw(src.column);
   const plays = keySearch ? sql`, plays` : sql``;
   const parts: RawBuilder<unknown>[] = [];
-  // With `each`, one select per whole block and per edge day (the scan reads them one at a time).
-  const groups = (xs: number[]): number[][] => (each ? xs.map((x) => [x]) : xs.length ? [xs] : []);
-  for (const bs of groups(w.blocks)) parts.push(sql`select player, ${v} as v ${plays} from ${sql.raw(src.block)} where block in ${list(bs)} ${src.where} ${and}`);
-  for (const ds of groups(w.days)) parts.push(sql`select player, ${v} as v ${plays} from ${sql.raw(src.day)} where day in ${list(ds)} ${src.where} ${and}`);
+  if (w.blocks.length) parts.push(sql`select player, ${v} as v ${plays} from ${sql.raw(src.block)} where block in ${list(w.blocks)} ${src.where} ${and}`);
+  if (w.days.length) parts.push(sql`select player, ${v} as v ${plays} from ${sql.raw(src.day)} where day in ${list(w.days)} ${src.where} ${and}`);
   // A cut day's games: one value per player, added by the database in ascending order (the same
   // rows give the same double whatever the plan or method; one row per player, not per game).
   for (const r of w.raw) {
@@ -164,19 +161,18 @@ function valueParts(w: WindowParts, spec: TopSpec, and: RawBuilder<unknown>, key
 
 /**
  * Random access: each player's sort value (USD volume or profit) over the window's parts (their
- * rows by primary key, the cut days' raw games), summed by orderFreeSum. Players with no game in
- * the window are left out.
+ * rows by primary key, the cut days' raw games), totalled by ORDERED_SUM. Players with no game in
+ * the window have no row there, and are left out.
  */
 async function sortValues(db: Kysely<Database>, w: WindowParts, players: string[], spec: TopSpec): Promise<Ranked[]> {
-  const values = new Map<string, number[]>(players.map((p) => [p, []]));
+  const out: Ranked[] = [];
   for (let i = 0; i < players.length; i += RANDOM_CHUNK) {
     const chunk = players.slice(i, i + RANDOM_CHUNK);
     const parts = valueParts(w, spec, sql`and player in ${list(chunk)}`, chunk.length <= KEY_SEARCH_MAX);
-    const rows = await sql<{ player: string; v: unknown }>`${sql.join(parts, sql` union all `)}`.execute(db);
-    for (const r of rows.rows) values.get(String(r.player))?.push(num(r.v));
+    const rows = await sql<{ player: string; sk: unknown }>`select player, ${ORDERED_SUM} as sk from (${sql.join(parts, sql` union all `)}) u group by player`.execute(db);
+    for (const r of rows.rows) out.push({ player: String(r.player), sk: num(r.sk) });
   }
-  // A player without a row has no game in the window (a cut day's list names the whole day's players): not ranked.
-  return players.filter((player) => values.get(player)!.length > 0).map((player) => ({ player, sk: orderFreeSum(values.get(player)!) }));
+  return out;
 }
 
 /**
@@ -290,48 +286,21 @@ export async function thresholdTopN<R extends Ranked>(
 export type TopWindowMethod = 'scan' | 'alltime' | 'parts';
 
 /**
- * The `scan` method of topWindow: every row of the window's parts (each whole block, each edge day,
- * each cut day's raw games) read once, one part at a time, in index order (the lists' covering sort
- * indexes). Only each player's values are kept (a number, or an array once a player has several),
- * and summed at the end as the random access sums them (orderFreeSum), so every method ranks by
- * the same totals. Exact, and for one creator's window cheaper than the rounds of the threshold
- * algorithm, each of which reads every list again for its new players. Returns undefined past
- * SCAN_MAX_ROWS rows.
+ * The `scan` method of topWindow: every row of the window's parts (whole blocks, edge days, the
+ * cut days' per-player sums) grouped per player by the database, each total by ORDERED_SUM as the
+ * random access takes it, and only the first `depth` players after the keyset position `after`
+ * returned (sk desc, player asc). Exact, and for one creator's window cheaper than the rounds of
+ * the threshold algorithm, each of which reads every list again for its new players. Returns
+ * undefined when the parts hold more than SCAN_MAX_ROWS rows (counted first, in the database).
  */
-async function scanTop(db: Kysely<Database>, w: WindowParts, spec: TopSpec, depth: number, keep: (r: Ranked) => boolean): Promise<Ranked[] | undefined> {
-  if (depth < 1) return [];
-  const values = new Map<string, number | number[]>();
-  let read = 0;
-  for (const part of valueParts(w, spec, sql``, false, true)) {
-    const rows = (await sql<{ player: string; v: unknown }>`${part} limit ${SCAN_MAX_ROWS + 1 - read}`.execute(db)).rows;
-    read += rows.length;
-    if (read > SCAN_MAX_ROWS) return undefined;
-    for (const r of rows) {
-      const player = String(r.player);
-      const v = num(r.v);
-      const had = values.get(player);
-      if (had === undefined) values.set(player, v);
-      else if (typeof had === 'number') values.set(player, [had, v]);
-      else had.push(v);
-    }
-  }
-  // The first `depth` in rank order, best first, kept by binary insertion: most players fail one
-  // comparison with the last kept (sorting every player of a large window costs more than its read).
-  const top: Ranked[] = [];
-  for (const [player, vs] of values) {
-    // 0 + v, as orderFreeSum adds a single value.
-    const r = { player, sk: typeof vs === 'number' ? 0 + vs : orderFreeSum(vs) };
-    if ((top.length === depth && byRank(r, top[depth - 1]!) >= 0) || !keep(r)) continue;
-    let lo = 0, hi = top.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (byRank(top[mid]!, r) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    top.splice(lo, 0, r);
-    if (top.length > depth) top.pop();
-  }
-  return top;
+async function scanTop(db: Kysely<Database>, w: WindowParts, spec: TopSpec, depth: number, after?: { sk: number; player: string }): Promise<Ranked[] | undefined> {
+  const union = sql.join(valueParts(w, spec, sql``, false), sql` union all `);
+  const counted = await sql<{ n: unknown }>`select count(*) as n from (select 1 as one from (${union}) u limit ${SCAN_MAX_ROWS + 1}) c`.execute(db);
+  if (num(counted.rows[0]?.n ?? 0) > SCAN_MAX_ROWS) return undefined;
+  const position = after === undefined ? sql`` : sql`where sk < ${after.sk} or (sk = ${after.sk} and player > ${after.player})`;
+  const rows = await sql<{ player: string; sk: unknown }>`select player, sk from (select player, ${ORDERED_SUM} as sk from (${union}) u group by player) g
+    ${position} order by sk desc, player asc limit ${depth}`.execute(db);
+  return rows.rows.map((r) => ({ player: String(r.player), sk: num(r.sk) }));
 }
 
 /**
@@ -340,14 +309,14 @@ async function scanTop(db: Kysely<Database>, w: WindowParts, spec: TopSpec, dept
  * `depth` rows after the keyset position `after` (sk, then player; from the start when absent),
  * ordered sk desc then player asc, and the window's player count. Rows are the summing path's
  * grouped rows (player, every game rollup column) with the sort column (usd_wager or usd_profit)
- * = sk = the player's sum, added order-independently (sortValues). Methods, in this order, the
+ * = sk = the player's total by ORDERED_SUM (sortValues). Methods, in this order, the
  * first that answers:
  * - `alltime` (USD volume only, when the window has at least ALLTIME_MIN_LISTS whole blocks and
  *   edge days): thresholdTopN over the all-time leaderboard alone (allTimeVolumeList), whose values
  *   bound every unread player's window volume, with random access to the window's parts; given up
  *   past ALLTIME_BUDGET rows;
- * - `scan` (one creator's window): every row of the window's parts read once, part by part, and
- *   ranked (scanTop), up to SCAN_MAX_ROWS rows;
+ * - `scan` (one creator's window): every row of the window's parts grouped per player by the
+ *   database, which returns the page's players (scanTop), up to SCAN_MAX_ROWS rows;
  * - `parts`: thresholdTopN with random access over the window's own lists: every whole 32-day
  *   block (ru_block_user, or ru_block_user_c with a creator) and every edge day (ru_day_user /
  *   ru_day_user_c) a list read in the sort column's order (indexes
@@ -378,7 +347,7 @@ export async function topWindow(
   const allTime = spec.sortBy === 'usd_volume' && (method === 'alltime' || (method === undefined && w.blocks.length + w.days.length >= ALLTIME_MIN_LISTS));
   let top = allTime ? await thresholdTopN([allTimeVolumeList(db, spec)], lookup, depth, ALLTIME_BUDGET, undefined, keep) : undefined;
   const scan = method === 'scan' || (method === undefined && spec.creator !== undefined);
-  if (!top && scan) top = await scanTop(db, w, spec, depth, keep ?? (() => true));
+  if (!top && scan) top = await scanTop(db, w, spec, depth, after);
   if (!top && (method === undefined || method === 'parts')) top = await thresholdTopN(await partLists(db, spec, w), lookup, depth, READ_BUDGET, undefined, keep);
   if (!top) return undefined;
   // The page's rows as the summing path groups them, with the order-independent sum as the sort column and sk.
