@@ -123,14 +123,17 @@ async function randomAccess(db: Kysely<Database>, a: DialectAdapter, w: WindowPa
 }
 
 /**
- * A player's total of its part values (`v`), added by the database in ascending order: the same
+ * The sum of column `c` added by the database in ascending order: the same
  * rows give the same double whatever order the plan reads them in (a plain GROUP BY's sum of
  * doubles depends on it), so equal rows make exact ties and every method ranks by the same
  * totals. SQLite (3.44+) and PostgreSQL both take ORDER BY inside an aggregate; each engine adds
  * in its own way (SQLite compensates rounding, PostgreSQL does not), and every method of one store
  * reads its totals through this one expression.
  */
-const ORDERED_SUM = sql`sum(v order by v)`;
+const orderedSum = (c: RawBuilder<unknown>): RawBuilder<unknown> => sql`sum(${c} order by ${c})`;
+
+/** A player's total of its parts' `v` (orderedSum). */
+const ORDERED_SUM = orderedSum(sql.raw('v'));
 
 /**
  * Selects of (player, sort value `v`) over the window's parts for `spec`: its whole blocks, edge
@@ -153,7 +156,7 @@ function valueParts(w: WindowParts, spec: TopSpec, and: RawBuilder<unknown>, key
   // A cut day's games: one value per player, added by the database in ascending order (the same
   // rows give the same double whatever the plan or method; one row per player, not per game).
   for (const r of w.raw) {
-    parts.push(sql`select player, sum(${v} order by ${v}) as v ${keySearch ? sql`, 1 as plays` : sql``} from games
+    parts.push(sql`select player, ${orderedSum(v)} as v ${keySearch ? sql`, 1 as plays` : sql``} from games
       where day = ${r.day} and time_ms >= ${r.from} and time_ms < ${r.to} ${src.where} ${and} group by player`);
   }
   return parts;
