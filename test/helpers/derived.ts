@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type Migrator } from 'kysely';
+import { Kysely, PostgresDialect, sql, SqliteDialect, type Migrator } from 'kysely';
 import pg from 'pg';
 import { expect } from 'vitest';
 import { DERIVED_KEYS, DERIVED_TABLES, USD_COLUMNS, type DerivedTable } from '../../src/store/rollups/definitions.js';
@@ -175,6 +175,19 @@ export function u64Of(row: Row, name: string): string {
   return String(BigInt(row[`${name}_hi`] as string) * 2n ** 32n + BigInt(row[`${name}_lo`] as string));
 }
 
+/**
+ * The columns of a place's own table `table`, in order, read through `db` (a handle on that place).
+ * Not a catalog-wide introspection: on PostgreSQL that also reads the schemas of tests running
+ * alongside, and fails when one of them is dropped meanwhile.
+ */
+export async function tableColumns(place: RawPlace, db: Kysely<any>, table: string): Promise<string[]> {
+  const rows =
+    place.dialect === 'sqlite'
+      ? (await sql<{ name: string }>`select name from pragma_table_info(${table})`.execute(db)).rows
+      : (await sql<{ name: string }>`select column_name as name from information_schema.columns where table_schema = ${place.name} and table_name = ${table} order by ordinal_position`.execute(db)).rows;
+  return rows.map((r) => r.name);
+}
+
 /** A Kysely handle on a place's database (SQLite file, or the PostgreSQL schema on its search path), for raw reads and migrations in tests. */
 export function kyselyOn(place: RawPlace): Kysely<any> {
   if (place.config.kind === 'sqlite') return new Kysely({ dialect: new SqliteDialect({ database: new BetterSqlite3(place.config.path) }) });
@@ -205,6 +218,7 @@ const CREATED_BY: readonly [name: string, made: { tables?: string[]; indexes?: s
   // 0025 rebuilds tables in place (WITHOUT ROWID on SQLite) and g_player_time: migrating again
   // clusters the tables the undone migrations recreate and rebuilds g_player_time again.
   ['0025_clustered_rollups', {}],
+  ['0026_segment_rollups', { tables: ['ru_seg_user', 'ru_seg_user_c', 'ru_seg_user_t'] }],
 ];
 
 /**

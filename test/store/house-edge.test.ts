@@ -13,7 +13,7 @@ import type { GameSettled, LocatedEvent } from '../../src/protocol/index.js';
 import { postgresAdapter, sqliteAdapter } from '../../src/store/dialect.js';
 import { createMigrator } from '../../src/store/migrate.js';
 import { createStore } from '../../src/store/index.js';
-import { openPlace, type RawPlace } from '../helpers/derived.js';
+import { openPlace, tableColumns, type RawPlace } from '../helpers/derived.js';
 import { testDialects } from '../helpers/store.js';
 
 const b58 = getBase58Codec();
@@ -109,8 +109,7 @@ describe.each(testDialects())('house-edge facts (%s)', (dialect) => {
       const migrator = createMigrator(udb, adapter, upgraded.config.kind === 'postgres' ? upgraded.config.schema : undefined);
       expect((await migrator.migrateTo('0006_pools')).error).toBeUndefined();
       // The upgraded place's own games table (other schemas of the test database have theirs).
-      const own = upgraded.config.kind === 'postgres' ? upgraded.config.schema : undefined;
-      const columns = (await udb.introspection.getTables()).find((t) => t.name === 'games' && (own === undefined || t.schema === own))!.columns.map((c) => c.name);
+      const columns = await tableColumns(upgraded, udb, 'games');
       const rows = await db.selectFrom('games').select(columns).execute();
       await udb.insertInto('games').values(rows).execute();
       expect((await migrator.migrateToLatest()).error).toBeUndefined();

@@ -16,7 +16,7 @@ import { createStore } from '../../src/store/index.js';
 import { loadFixture } from '../helpers/contract-world.js';
 import { generateFixture } from '../helpers/fixture.js';
 import { testDialects } from '../helpers/store.js';
-import { derivedRows, expectSameDerived, openPlace, type DerivedTable, type RawPlace, type Row } from '../helpers/derived.js';
+import { derivedRows, expectSameDerived, openPlace, tableColumns, type DerivedTable, type RawPlace, type Row } from '../helpers/derived.js';
 
 /** Raw tables: the truth the migrations roll up (plus the reference data pricing needs). */
 const RAW = ['games', 'pool_changes', 'pools', 'signatures', 'mints', 'prices'];
@@ -34,9 +34,9 @@ function kyselyOn(place: RawPlace): Kysely<any> {
  * (later migrations add columns to games, e.g. 0008's house-edge facts, and fill them from raw).
  */
 async function copyRaw(from: RawPlace, to: RawPlace, db: Kysely<any>): Promise<void> {
-  const tables = await db.introspection.getTables();
-  // PostgreSQL introspection lists every schema's tables (other tests' included): take this database's.
-  const columnsOf = (t: string) => tables.find((x) => x.name === t && (to.dialect === 'sqlite' || x.schema === to.name))!.columns.map((c) => c.name).join(', ');
+  const columns = new Map<string, string>();
+  for (const t of RAW) columns.set(t, (await tableColumns(to, db, t)).join(', '));
+  const columnsOf = (t: string) => columns.get(t)!;
   if (to.dialect === 'sqlite') {
     await to.exec(`attach database '${from.name}' as src`);
     for (const t of RAW) await to.exec(`insert into main.${t} (${columnsOf(t)}) select ${columnsOf(t)} from src.${t}`);
