@@ -25,6 +25,7 @@ import { migration0022 } from './migrations/0022_game_kind_token.js';
 import { migration0023 } from './migrations/0023_fairness_hours.js';
 import { migration0024 } from './migrations/0024_closed_window_counts.js';
 import { migration0025 } from './migrations/0025_clustered_rollups.js';
+import { migration0026 } from './migrations/0026_segment_rollups.js';
 
 /** Ordered, append-only list of migrations; names sort in application order. */
 function migrationsFor(a: DialectAdapter): Record<string, Migration> {
@@ -53,6 +54,7 @@ function migrationsFor(a: DialectAdapter): Record<string, Migration> {
     '0023_fairness_hours': migration0023(a),
     '0024_closed_window_counts': migration0024(a),
     '0025_clustered_rollups': migration0025(a),
+    '0026_segment_rollups': migration0026(a),
   };
 }
 

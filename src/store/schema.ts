@@ -419,6 +419,22 @@ export interface RuBlockUserCTable extends RuBlockUserTable {
   creator: string;
 }
 
+/** Per 8-day segment (rollups/definitions.ts SEG_DAYS) × player (migration 0026): the block edges of windowed leaderboards. */
+export interface RuSegUserTable extends GameSums {
+  seg: number;
+  player: string;
+}
+
+/** Per 8-day segment × creator × player (migration 0026). */
+export interface RuSegUserCTable extends RuSegUserTable {
+  creator: string;
+}
+
+/** Per 8-day segment × player × token (migration 0026): the block edges of /house-edge by player. */
+export interface RuSegUserTTable extends RuSegUserTable {
+  token: string;
+}
+
 /**
  * All-time per player × creator (migration 0004): /players with `creator`. Like ru_user_t,
  * ru_user_tp and ru_user_ct (one per filter shape), indexed on every allowed sort key
@@ -575,6 +591,9 @@ export interface Database {
   ru_day_user_c: RuDayUserCTable;
   ru_block_user_c: RuBlockUserCTable;
   ru_day_user_t: RuDayUserTTable;
+  ru_seg_user: RuSegUserTable;
+  ru_seg_user_c: RuSegUserCTable;
+  ru_seg_user_t: RuSegUserTTable;
   ru_user_game: RuUserGameTable;
   ru_block_game_t: RuBlockGameTTable;
   ru_day_game_t: RuDayGameTTable;

@@ -16,6 +16,8 @@ import { Kysely, SqliteDialect } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCommon } from '../../src/core/index.js';
 import { createStore, type SettledGamesOrderBy, type Store } from '../../src/store/index.js';
+import { sqliteAdapter } from '../../src/store/dialect.js';
+import { topWindow } from '../../src/store/queries/topn.js';
 import { activePlayers } from '../../src/store/queries/window-players.js';
 import type { Database } from '../../src/store/schema.js';
 import { PLAYER_ROLLUP_TABLES, ROLLUP_TABLES } from '../../src/store/rollups/definitions.js';
@@ -155,6 +157,13 @@ async function runEveryRead(): Promise<void> {
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: reader }) });
   for (const way of ['direct', 'complement', 'days'] as const) {
     for (const shape of [{}, { byCreator: true }, { creator: f.creators[0] }]) await activePlayers(db, now - 40 * 86_400_000 - 5_000, shape, way);
+  }
+  // The window's own lists by USD volume (blocks, 8-day segments, days: migration 0026), which a
+  // window of 8 days or more reads only when the all-time list gives up — never on this fixture.
+  for (const creator of [undefined, f.creators[0]]) {
+    // From the cut day before a block's second segment: its last 3 segments, then 3 days of the next block.
+    const top = await topWindow(db, sqliteAdapter, { sortBy: 'usd_volume', creator }, (block * 32 + 8) * 86_400_000 - 5_000, ((block + 1) * 32 + 3) * 86_400_000 - 3_000, 3, undefined, 'parts');
+    expect(top?.rows.length).toBe(3);
   }
   await db.destroy();
   // Closed windows (docs/design.md §4 "Windows"): days, hours and sub-hour edges; per-player rows of the cut days.

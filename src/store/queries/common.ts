@@ -2,7 +2,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { dayOf, joinHiLo, MS_PER_DAY, MS_PER_HOUR, MS_PER_QUARTER } from '../../core/index.js';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
-import { BLOCK_DAYS, blockOf, EXTREMES, GAME_ROLLUP_COLUMNS, GAME_SUM_OF_ROW, SUM_COLUMNS, type ExtremeColumn, type LeaderboardSort, type PoolSumColumn, aggregatedSortKey } from '../rollups/definitions.js';
+import { BLOCK_DAYS, blockOf, SEG_DAYS, segOf, EXTREMES, GAME_ROLLUP_COLUMNS, GAME_SUM_OF_ROW, SUM_COLUMNS, type ExtremeColumn, type LeaderboardSort, type PoolSumColumn, aggregatedSortKey } from '../rollups/definitions.js';
 
 /** Driver values → JS: SQLite (safe integers) gives bigint, pg gives strings for bigint/numeric. */
 export const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
@@ -110,20 +110,51 @@ function blockComplement(from: number, to: number): { block: number; outside: [n
 }
 
 /**
- * listedSpans for sums read by key searches (block or day, then a key such as a player): an edge
- * span longer than half its block is listed as that block (in `blocks`) and the block's other days
- * (in `minusDays`, to subtract), since a block row costs one search like a day row. Sums only:
- * max/min columns cannot be subtracted. `days` are the edge days still read as days.
+ * Whole UTC days (day numbers, each listed once) as the 8-day segments they fill (migration 0026,
+ * rollups/definitions.ts SEG_DAYS) and the days left over: a segment is taken when each of its
+ * days is listed, or lies after `lastDay` (a day after the newest stored game holds no row) and
+ * before `endDay` (still inside the window, should a game arrive there meanwhile). Segments and
+ * days come out in ascending order.
  */
-export function listedSpansWithComplements(first: number, end: number): { blocks: number[]; days: number[]; minusDays: number[] } {
-  const { blocks, days } = blockSpans(first, end);
-  const out = { blocks: blocks ? integers(blocks[0]!, blocks[1]!) : [], days: [] as number[], minusDays: [] as number[] };
-  for (const [from, to] of days) {
-    const { block, outside } = blockComplement(from!, to!);
-    if (blocks && to! - from! > outside[1] - outside[0] + 1) {
-      out.blocks.push(block);
-      out.minusDays.push(...integers(outside[0], outside[1]));
-    } else out.days.push(...integers(from!, to!));
+export function segmentsOf(days: readonly number[], lastDay = Number.POSITIVE_INFINITY, endDay = Number.POSITIVE_INFINITY): { segs: number[]; days: number[] } {
+  const listed = new Set(days);
+  const segs: number[] = [];
+  const rest: number[] = [];
+  const sorted = [...listed].sort((x, y) => x - y);
+  for (const d of sorted) {
+    const seg = segOf(d);
+    if (segs.length > 0 && segs[segs.length - 1] === seg) continue;
+    let whole = true;
+    for (let x = seg * SEG_DAYS; x < (seg + 1) * SEG_DAYS && whole; x++) whole = listed.has(x) || (x > lastDay && x < endDay);
+    if (whole) segs.push(seg);
+    else rest.push(d);
+  }
+  return { segs, days: rest };
+}
+
+/**
+ * listedSpans of the whole days [first, end) (day numbers, both bounded) with the days at the
+ * blocks' edges read as whole 8-day segments where they fill one (segmentsOf): at most 3 segments
+ * and 7 days a side instead of 31 days. With `complements` (sums only: max/min columns cannot be
+ * subtracted), a segment more than half of whose days are in the range is listed whole in `segs`
+ * and its other days in `minusDays` (to subtract), since a segment row costs one key search like
+ * a day row: at most 4 days (added or subtracted) a side.
+ */
+export function listedSegmentSpans(first: number, end: number, complements = false): { blocks: number[]; segs: number[]; days: number[]; minusDays: number[] } {
+  const { blocks, days } = listedSpans(first, end);
+  const { segs, days: rest } = segmentsOf(days);
+  const out = { blocks, segs, days: rest, minusDays: [] as number[] };
+  if (!complements) return out;
+  out.days = [];
+  const bySeg = new Map<number, number[]>();
+  for (const d of rest) bySeg.set(segOf(d), [...(bySeg.get(segOf(d)) ?? []), d]);
+  for (const [seg, ds] of bySeg) {
+    if (ds.length * 2 <= SEG_DAYS) {
+      out.days.push(...ds);
+      continue;
+    }
+    out.segs.push(seg);
+    for (let x = seg * SEG_DAYS; x < (seg + 1) * SEG_DAYS; x++) if (!ds.includes(x)) out.minusDays.push(x);
   }
   return out;
 }

@@ -3,7 +3,7 @@ import { dayOf, MS_PER_DAY } from '../../core/index.js';
 import type { Database } from '../schema.js';
 import { GAME_SUM_OF_ROW, type GameSumColumn } from '../rollups/definitions.js';
 import type { BiggestWin, BiggestWinsQuery, HouseEdgeGroupBy, HouseEdgeQuery, HouseEdgeResult } from '../types-house.js';
-import { big, dayAndBlockParts, filterSql, historyEnds, hourSpan, joinHiLoRow, listedSpans, listedSpansWithComplements, newestDay, num, windowCoversHistory } from './common.js';
+import { big, dayAndBlockParts, filterSql, historyEnds, hourSpan, joinHiLoRow, listedSegmentSpans, newestDay, num, windowCoversHistory } from './common.js';
 import { type KeyKind, positionValues } from './keyset.js';
 
 /**
@@ -21,7 +21,9 @@ import { type KeyKind, positionValues } from './keyset.js';
  * - grouped by player, or filtered by one but not grouped by game: ru_block_user_t (block ×
  *   player × token) when grouped by player or token without a creator or pool filter, else
  *   ru_block_daily, and ru_daily (day ×
- *   creator × token × pool × player) for the edge days;
+ *   creator × token × pool × player) for the edge days; grouped by player without filters, the
+ *   page's players only (playersPage), the edges as 8-day segments and days (ru_seg_user_t,
+ *   ru_day_user_t);
  * - one player grouped by game: that player's raw games of the window (index g_player_time).
  * All time reads the all-time rollups instead: ru_user_game for one player grouped by game
  * (migration 0021), ru_user_ctp for any other read with a player, ru_ctp without, and every block
@@ -165,13 +167,14 @@ export async function houseEdge(db: Kysely<Database>, q: HouseEdgeQuery): Promis
  * The rows (player, token, EDGE_SUMS) of the players a /house-edge?groupBy=player page over a
  * window without filters can hold (docs/design.md §10 "House edge by player over a window"):
  * not every player of the window, only the first limit + 2 players at or after the keyset's
- * player. Each part of the window — a whole 32-day block (ru_block_user), a day at the blocks'
- * edges (ru_day_user), a cut day's raw games — lists its players in address order; the first
+ * player. Each part of the window — a whole 32-day block (ru_block_user), a whole 8-day segment
+ * (ru_seg_user, migration 0026) or a day at the blocks' edges (ru_day_user), a cut day's raw
+ * games — lists its players in address order; the first
  * limit + 2 of their union are the first limit + 2 of the window (a player of the union's first
  * k is among the first k of each part that holds it), and they hold the page's limit + 1 keys (the
  * keyset's own player may have no key left after its token). Their sums come from ru_block_user_t
- * for the whole blocks, ru_day_user_t (migration 0019) for the days at the blocks' edges, and their
- * raw games (index g_player_time) for the cut days.
+ * for the whole blocks, ru_seg_user_t and ru_day_user_t (migrations 0026 and 0019) for the
+ * segments and days at the blocks' edges, and their raw games (index g_player_time) for the cut days.
  * null when the window holds no game.
  */
 async function playersPage(db: Kysely<Database>, q: HouseEdgeQuery, ends: { first: number; last: number } | undefined): Promise<RawBuilder<unknown> | null> {
@@ -184,13 +187,14 @@ async function playersPage(db: Kysely<Database>, q: HouseEdgeQuery, ends: { firs
   const end = q.endTime === undefined || q.endTime > ends.last ? (dayOf(ends.last) + 1) * MS_PER_DAY : q.endTime;
   if (end <= start) return null;
   const { days, raw } = splitWindow(start, end);
-  // The whole blocks and the days at their edges, one by one.
-  const spans = days ? listedSpans(days[0]!, days[1]!) : { blocks: [], days: [] };
+  // The whole blocks, then whole 8-day segments and days at their edges, one by one.
+  const spans = days ? listedSegmentSpans(days[0]!, days[1]!) : { blocks: [], segs: [], days: [] };
   const k = q.limit + 2;
   const from = q.after === undefined ? undefined : (positionValues(q.after, houseEdgeKinds('player')) as string[])[0];
   const atOrAfter = from === undefined ? sql`` : sql`and player >= ${from}`;
   const lists: RawBuilder<unknown>[] = [];
   for (const b of spans.blocks) lists.push(sql`select player from ru_block_user where block = ${b} ${atOrAfter} order by player limit ${k}`);
+  for (const g of spans.segs) lists.push(sql`select player from ru_seg_user where seg = ${g} ${atOrAfter} order by player limit ${k}`);
   for (const d of spans.days) lists.push(sql`select player from ru_day_user where day = ${d} ${atOrAfter} order by player limit ${k}`);
   // A cut day's players unsorted: bounded by the day's games, sorted with the rest below.
   for (const [t0, t1] of raw) lists.push(sql`select distinct player from games where 1=1 ${timeRange(t0, t1)} ${atOrAfter}`);
@@ -203,11 +207,12 @@ async function playersPage(db: Kysely<Database>, q: HouseEdgeQuery, ends: { firs
   const sums = sql.raw(EDGE_SUMS.join(', '));
   const ofRow = sql.raw(EDGE_SUMS.map((c) => (GAME_SUM_OF_ROW[c] === c ? c : `${GAME_SUM_OF_ROW[c]} as ${c}`)).join(', '));
   const parts: RawBuilder<unknown>[] = [];
-  // The page's sums by key search, (block or day, player) pairs listed by value so both engines seek
-  // them: an edge span longer than half its block is that block minus the block's other days
-  // (common.ts listedSpansWithComplements). The candidates above stay the window's exact players.
-  const keyed = days ? listedSpansWithComplements(days[0]!, days[1]!) : { blocks: [], days: [], minusDays: [] };
+  // The page's sums by key search, (block, segment or day, player) pairs listed by value so both
+  // engines seek them: a segment with more than half its days in the window is that segment minus
+  // its other days (common.ts listedSegmentSpans). The candidates above stay the window's exact players.
+  const keyed = days ? listedSegmentSpans(days[0]!, days[1]!, true) : { blocks: [], segs: [], days: [], minusDays: [] };
   if (keyed.blocks.length > 0) parts.push(sql`select player, token, ${sums} from ru_block_user_t where block in (${sql.join(keyed.blocks)}) and player in (${players})`);
+  if (keyed.segs.length > 0) parts.push(sql`select player, token, ${sums} from ru_seg_user_t where seg in (${sql.join(keyed.segs)}) and player in (${players})`);
   if (keyed.days.length > 0) parts.push(sql`select player, token, ${sums} from ru_day_user_t where day in (${sql.join(keyed.days)}) and player in (${players})`);
   if (keyed.minusDays.length > 0) parts.push(sql`select player, token, ${NEGATED_SUMS} from ru_day_user_t where day in (${sql.join(keyed.minusDays)}) and player in (${players})`);
   for (const [t0, t1] of raw) parts.push(sql`select player, token, ${ofRow} from games where player in (${players}) ${timeRange(t0, t1)}`);

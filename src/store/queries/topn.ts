@@ -2,8 +2,8 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { dayOf, MS_PER_DAY } from '../../core/index.js';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
-import { ALL_CREATORS, BLOCK_DAYS, blockOf, GAME_ROLLUP_COLUMNS } from '../rollups/definitions.js';
-import { AGG_SUMS, num, rawDayPart } from './common.js';
+import { ALL_CREATORS, BLOCK_DAYS, blockOf, GAME_ROLLUP_COLUMNS, playerCounterName } from '../rollups/definitions.js';
+import { AGG_SUMS, counter, num, rawDayPart, segmentsOf } from './common.js';
 import { activePlayers, windowPlayers } from './window-players.js';
 
 /**
@@ -31,7 +31,10 @@ const SLACK = 1e-9;
  */
 const ALLTIME_BUDGET = 512;
 
-/** Fewest lists (whole blocks and edge days) a window has before topWindow tries the all-time list first. */
+/**
+ * Fewest whole blocks and stored edge days (counted before the edge days are taken as segments) a
+ * window has before topWindow tries the all-time list first.
+ */
 const ALLTIME_MIN_LISTS = 8;
 
 /**
@@ -41,10 +44,16 @@ const ALLTIME_MIN_LISTS = 8;
  */
 const SCAN_MAX_ROWS = 1_000_000;
 
-/** A window of an unfiltered leaderboard: its whole blocks, edge days and raw cut days (as common.ts windowSource). */
+/**
+ * A window of a leaderboard: its whole 32-day blocks, the whole 8-day segments and days at their
+ * edges (migration 0026, common.ts segmentsOf), and its raw cut days.
+ */
 interface WindowParts {
   blocks: number[];
+  segs: number[];
   days: number[];
+  /** Whole blocks plus edge days up to the newest stored day, before segmentsOf: the window's length in lists of the day grain. */
+  dayLists: number;
   raw: { day: number; from: number; to: number }[];
 }
 
@@ -62,6 +71,7 @@ function source(spec: TopSpec) {
   const c = spec.creator;
   return {
     block: c === undefined ? 'ru_block_user' : 'ru_block_user_c',
+    seg: c === undefined ? 'ru_seg_user' : 'ru_seg_user_c',
     day: c === undefined ? 'ru_day_user' : 'ru_day_user_c',
     where: c === undefined ? sql`` : sql`and creator = ${c}`,
     column: spec.sortBy === 'usd_volume' ? 'usd_wager' : 'usd_profit',
@@ -93,7 +103,8 @@ async function windowParts(db: Kysely<Database>, startTime: number | undefined, 
   const raw: WindowParts['raw'] = [];
   if (startTime !== undefined) raw.push({ day: d, from: startTime, to: (d + 1) * MS_PER_DAY });
   if (endTime !== undefined && e !== undefined) raw.push({ day: e, from: e * MS_PER_DAY, to: endTime });
-  return { blocks, days, raw };
+  // The edge days as whole 8-day segments where they fill one: at most 3 segments and 7 days a side.
+  return { blocks, ...segmentsOf(days, lastDay, e), dayLists: blocks.length + days.length, raw };
 }
 
 /** `(a, b, …)` of bound values. */
@@ -112,6 +123,7 @@ async function randomAccess(db: Kysely<Database>, a: DialectAdapter, w: WindowPa
     const ps = list(players.slice(i, i + RANDOM_CHUNK));
     const parts: RawBuilder<unknown>[] = [];
     if (w.blocks.length) parts.push(sql`select player, ${sums} from ${sql.raw(src.block)} where block in ${list(w.blocks)} ${src.where} and player in ${ps}`);
+    if (w.segs.length) parts.push(sql`select player, ${sums} from ${sql.raw(src.seg)} where seg in ${list(w.segs)} ${src.where} and player in ${ps}`);
     if (w.days.length) parts.push(sql`select player, ${sums} from ${sql.raw(src.day)} where day in ${list(w.days)} ${src.where} and player in ${ps}`);
     // The cut days' raw games exactly as windowSource reads them, then kept for these players.
     for (const r of w.raw) parts.push(sql`select * from (${rawDayPart(a, { creator: spec.creator }, r.day, r.from, r.to)}) g where player in ${ps}`);
@@ -152,12 +164,15 @@ function valueParts(w: WindowParts, spec: TopSpec, and: RawBuilder<unknown>, key
   const plays = keySearch ? sql`, plays` : sql``;
   const parts: RawBuilder<unknown>[] = [];
   if (w.blocks.length) parts.push(sql`select player, ${v} as v ${plays} from ${sql.raw(src.block)} where block in ${list(w.blocks)} ${src.where} ${and}`);
+  if (w.segs.length) parts.push(sql`select player, ${v} as v ${plays} from ${sql.raw(src.seg)} where seg in ${list(w.segs)} ${src.where} ${and}`);
   if (w.days.length) parts.push(sql`select player, ${v} as v ${plays} from ${sql.raw(src.day)} where day in ${list(w.days)} ${src.where} ${and}`);
   // A cut day's games: one value per player, added by the database in ascending order (the same
-  // rows give the same double whatever the plan or method; one row per player, not per game).
+  // rows give the same double whatever the plan or method; one row per player, not per game). The
+  // time range alone (no `day` term: no index holds it) keeps g_player_time (player, time_ms,
+  // usd_wager, usd_profit) covering for a list of players: no `games` page is read.
   for (const r of w.raw) {
     parts.push(sql`select player, ${orderedSum(v)} as v ${keySearch ? sql`, 1 as plays` : sql``} from games
-      where day = ${r.day} and time_ms >= ${r.from} and time_ms < ${r.to} ${src.where} ${and} group by player`);
+      where time_ms >= ${r.from} and time_ms < ${r.to} ${src.where} ${and} group by player`);
   }
   return parts;
 }
@@ -208,8 +223,8 @@ function keysetList(db: Kysely<Database>, table: string, where: RawBuilder<unkno
   };
 }
 
-/** A block's or a day's players as a sorted list (indexes of migrations 0014 and 0017). */
-function rollupList(db: Kysely<Database>, spec: TopSpec, unit: 'block' | 'day', n: number): SortedList {
+/** A block's, a segment's or a day's players as a sorted list (indexes of migrations 0014, 0017 and 0026). */
+function rollupList(db: Kysely<Database>, spec: TopSpec, unit: 'block' | 'seg' | 'day', n: number): SortedList {
   const src = source(spec);
   return keysetList(db, src[unit], sql`and ${sql.raw(unit)} = ${n} ${src.where}`, src.column);
 }
@@ -289,17 +304,24 @@ export async function thresholdTopN<R extends Ranked>(
 export type TopWindowMethod = 'scan' | 'alltime' | 'parts';
 
 /**
- * The `scan` method of topWindow: every row of the window's parts (whole blocks, edge days, the
- * cut days' per-player sums) grouped per player by the database, each total by ORDERED_SUM as the
+ * The `scan` method of topWindow: every row of the window's parts (whole blocks, edge segments and
+ * days, the cut days' per-player sums) grouped per player by the database, each total by ORDERED_SUM as the
  * random access takes it, and only the first `depth` players after the keyset position `after`
  * returned (sk desc, player asc). Exact, and for one creator's window cheaper than the rounds of
  * the threshold algorithm, each of which reads every list again for its new players. Returns
- * undefined when the parts hold more than SCAN_MAX_ROWS rows (counted first, in the database).
+ * undefined when the parts hold more than SCAN_MAX_ROWS rows: counted first, in the database,
+ * unless the leaderboard's players (ru_counter) times the parts is already within the cap.
  */
 async function scanTop(db: Kysely<Database>, w: WindowParts, spec: TopSpec, depth: number, after?: { sk: number; player: string }): Promise<Ranked[] | undefined> {
   const union = sql.join(valueParts(w, spec, sql``, false), sql` union all `);
-  const counted = await sql<{ n: unknown }>`select count(*) as n from (select 1 as one from (${union}) u limit ${SCAN_MAX_ROWS + 1}) c`.execute(db);
-  if (num(counted.rows[0]?.n ?? 0) > SCAN_MAX_ROWS) return undefined;
+  // Each part holds at most one row per player of the leaderboard (all time, of the creator): when
+  // that bounds the rows under the cap, the count is not needed.
+  const players = await counter(db, spec.creator === undefined ? 'players' : (playerCounterName('ru_user_c', { creator: spec.creator }) ?? ''));
+  const parts = w.blocks.length + w.segs.length + w.days.length + w.raw.length;
+  if (players * parts > SCAN_MAX_ROWS) {
+    const counted = await sql<{ n: unknown }>`select count(*) as n from (select 1 as one from (${union}) u limit ${SCAN_MAX_ROWS + 1}) c`.execute(db);
+    if (num(counted.rows[0]?.n ?? 0) > SCAN_MAX_ROWS) return undefined;
+  }
   const position = after === undefined ? sql`` : sql`where sk < ${after.sk} or (sk = ${after.sk} and player > ${after.player})`;
   const rows = await sql<{ player: string; sk: unknown }>`select player, sk from (select player, ${ORDERED_SUM} as sk from (${union}) u group by player) g
     ${position} order by sk desc, player asc limit ${depth}`.execute(db);
@@ -315,17 +337,17 @@ async function scanTop(db: Kysely<Database>, w: WindowParts, spec: TopSpec, dept
  * = sk = the player's total by ORDERED_SUM (sortValues). Methods, in this order, the
  * first that answers:
  * - `alltime` (USD volume only, when the window has at least ALLTIME_MIN_LISTS whole blocks and
- *   edge days): thresholdTopN over the all-time leaderboard alone (allTimeVolumeList), whose values
+ *   stored edge days): thresholdTopN over the all-time leaderboard alone (allTimeVolumeList), whose values
  *   bound every unread player's window volume, with random access to the window's parts; given up
  *   past ALLTIME_BUDGET rows;
  * - `scan` (one creator's window): every row of the window's parts grouped per player by the
  *   database, which returns the page's players (scanTop), up to SCAN_MAX_ROWS rows;
  * - `parts`: thresholdTopN with random access over the window's own lists: every whole 32-day
- *   block (ru_block_user, or ru_block_user_c with a creator) and every edge day (ru_day_user /
- *   ru_day_user_c) a list read in the sort column's order (indexes
- *   of migrations 0014 and 0017), each cut day one more list: by USD volume its whole day's list
- *   (an upper bound of the cut part, exact by random access), by USD profit its raw games grouped
- *   once.
+ *   block (ru_block_user, or ru_block_user_c with a creator), every whole 8-day segment at the
+ *   blocks' edges (ru_seg_user / ru_seg_user_c) and every day left (ru_day_user / ru_day_user_c)
+ *   a list read in the sort column's order (indexes of migrations 0014, 0017 and 0026), each cut
+ *   day one more list: by USD volume its whole day's list (an upper bound of the cut part, exact by
+ *   random access), by USD profit its raw games grouped once.
  * Returns undefined — the caller takes the summing path — when the window holds no whole UTC day,
  * has at most 4 × depth players, or the lists would need more than READ_BUDGET rows.
  */
@@ -341,13 +363,13 @@ export async function topWindow(
 ): Promise<{ rows: Record<string, unknown>[]; total: number } | undefined> {
   const w = await windowParts(db, startTime, endTime);
   // Rollup lists to read: a window inside one or two UTC days sums its raw games instead.
-  if (!w || w.blocks.length + w.days.length === 0) return undefined;
+  if (!w || w.blocks.length + w.segs.length + w.days.length === 0) return undefined;
   const total = await playersIn(db, spec, startTime, endTime);
   if (total <= 4 * depth) return undefined;
   const src = source(spec);
   const lookup = (ps: string[]) => sortValues(db, w, ps, spec);
   const keep = after === undefined ? undefined : (r: Ranked) => r.sk < after.sk || (r.sk === after.sk && r.player > after.player);
-  const allTime = spec.sortBy === 'usd_volume' && (method === 'alltime' || (method === undefined && w.blocks.length + w.days.length >= ALLTIME_MIN_LISTS));
+  const allTime = spec.sortBy === 'usd_volume' && (method === 'alltime' || (method === undefined && w.dayLists >= ALLTIME_MIN_LISTS));
   let top = allTime ? await thresholdTopN([allTimeVolumeList(db, spec)], lookup, depth, ALLTIME_BUDGET, undefined, keep) : undefined;
   const scan = method === 'scan' || (method === undefined && spec.creator !== undefined);
   if (!top && scan) top = await scanTop(db, w, spec, depth, after);
@@ -358,10 +380,14 @@ export async function topWindow(
   return { rows: top.map((t) => ({ ...rows.get(t.player), player: t.player, [src.column]: t.sk, sk: t.sk })), total };
 }
 
-/** The `parts` lists of topWindow: one per whole block and edge day, and one per cut day. */
+/** The `parts` lists of topWindow: one per whole block, edge segment and edge day, and one per cut day. */
 async function partLists(db: Kysely<Database>, spec: TopSpec, w: WindowParts): Promise<SortedList[]> {
   const src = source(spec);
-  const lists: SortedList[] = [...w.blocks.map((n) => rollupList(db, spec, 'block', n)), ...w.days.map((n) => rollupList(db, spec, 'day', n))];
+  const lists: SortedList[] = [
+    ...w.blocks.map((n) => rollupList(db, spec, 'block', n)),
+    ...w.segs.map((n) => rollupList(db, spec, 'seg', n)),
+    ...w.days.map((n) => rollupList(db, spec, 'day', n)),
+  ];
   for (const r of w.raw) {
     // By USD volume (wagers ≥ 0), a player's part of a cut day is at most its whole day: the day's
     // sorted list (an index) bounds the unseen players as the threshold needs, and the random

@@ -5,6 +5,7 @@ import type { Database } from '../schema.js';
 import { fixedChunks, runPrecompiled } from '../statement-cache.js';
 import {
   blockOf,
+  segOf,
   EXTREME_COLUMNS,
   EXTREMES,
   GAME_SUMS,
@@ -116,10 +117,13 @@ export interface GameDims {
   game_kind: string;
 }
 
-/** A rollup key column: a GameDims field, or `block` (definitions.ts blockOf of the day). */
-type KeyColumn = keyof GameDims | 'block';
+/** A rollup key column: a GameDims field, or `block` / `seg` (definitions.ts blockOf / segOf of the day). */
+type KeyColumn = keyof GameDims | 'block' | 'seg';
 /** Key columns in the order of a game's codes (RollupAccumulator.add). */
-const CODED: readonly KeyColumn[] = ['day', 'hour_ms', 'quarter_ms', 'block', 'creator', 'token', 'pool', 'player', 'game_kind'];
+const CODED: readonly KeyColumn[] = ['day', 'hour_ms', 'quarter_ms', 'block', 'seg', 'creator', 'token', 'pool', 'player', 'game_kind'];
+
+/** A key column's value for a game: its dims field, or the block or segment of its day. */
+const keyValue = (d: GameDims, c: KeyColumn): string | number => (c === 'block' ? blockOf(d.day) : c === 'seg' ? segOf(d.day) : d[c]);
 
 /** One rollup table's rows of a batch: row index by key, the game whose dims give the key, and the sums. */
 class TableRows {
@@ -135,7 +139,7 @@ class TableRows {
   key(i: number): Record<string, string | number> {
     const d = this.dims[i]!;
     const key: Record<string, string | number> = {};
-    for (const c of ROLLUP_KEYS[this.table]) key[c] = c === 'block' ? blockOf(d.day) : d[c as keyof GameDims];
+    for (const c of ROLLUP_KEYS[this.table]) key[c] = keyValue(d, c as KeyColumn);
     return key;
   }
 }
@@ -160,7 +164,7 @@ export class RollupAccumulator {
     const codes = this.codes;
     for (let i = 0; i < CODED.length; i++) {
       const c = CODED[i]!;
-      const v = c === 'block' ? blockOf(dims.day) : dims[c];
+      const v = keyValue(dims, c);
       const names = this.names[i]!;
       let n = names.get(v);
       if (n === undefined) names.set(v, (n = names.size));

@@ -118,7 +118,7 @@ export interface GameRollupDef {
 
 /**
  * Every game rollup, in write and clear order (docs/architecture.md "Storage" lists what each serves).
- * `block` is the 32-day block of the day (BLOCK_DAYS); `hour_ms` and `quarter_ms` the start of the
+ * `block` is the 32-day block of the day (BLOCK_DAYS), `seg` its 8-day segment (SEG_DAYS); `hour_ms` and `quarter_ms` the start of the
  * game's UTC hour and quarter hour (Unix ms; the hour and quarter-hour rollups of migrations 0010
  * and 0020 serve hour intervals, day buckets in any time zone and the partial days of windows:
  * queries/series.ts).
@@ -164,6 +164,14 @@ export const GAME_ROLLUPS = {
   ru_block_game_t: { keys: ['block', 'game_kind', 'token'] },
   ru_day_game_t: { keys: ['day', 'game_kind', 'token'] },
   ru_hour_game_t: { keys: ['hour_ms', 'game_kind', 'token'] },
+  /**
+   * Migration 0026: per 8-day segment (SEG_DAYS) × player, × creator × player and × player × token:
+   * the days at a window's block edges read as whole segments and at most 7 days a side
+   * (queries/common.ts segmentSpans) by the top-N of `/players` windows and `/house-edge` by player.
+   */
+  ru_seg_user: { keys: ['seg', 'player'] },
+  ru_seg_user_c: { keys: ['seg', 'creator', 'player'] },
+  ru_seg_user_t: { keys: ['seg', 'player', 'token'] },
 } as const satisfies Record<string, GameRollupDef>;
 
 /** A game rollup table. */
@@ -214,6 +222,17 @@ export const NO_PREVIOUS_DAY = -1;
 
 /** The 32-day block (BLOCK_DAYS) of a UTC day number. */
 export const blockOf = (day: number | bigint): number => Math.floor(Number(day) / BLOCK_DAYS);
+
+/**
+ * Days per segment of ru_seg_user, ru_seg_user_c and ru_seg_user_t (migration 0026): a quarter of
+ * a block, so a block's edge of up to 31 days is at most 3 segments and 7 days on each side
+ * (queries/common.ts segmentSpans). Segments are day numbers since the epoch divided by 8; block b
+ * holds segments 4b to 4b + 3.
+ */
+export const SEG_DAYS = 8;
+
+/** The 8-day segment (SEG_DAYS) of a UTC day number. */
+export const segOf = (day: number | bigint): number => Math.floor(Number(day) / SEG_DAYS);
 
 /**
  * Sums of `ru_pool` (migration 0006, GET /pools and /pool), in column order, with their kind: plays and the
