@@ -12,6 +12,10 @@ import { Kysely, PostgresDialect, sql, SqliteDialect, type Migrator } from 'kyse
 import pg from 'pg';
 import { expect } from 'vitest';
 import { DERIVED_KEYS, DERIVED_TABLES, USD_COLUMNS, type DerivedTable } from '../../src/store/rollups/definitions.js';
+import { createCommon } from '../../src/core/index.js';
+import { createStore, type Store } from '../../src/store/index.js';
+import { loadFixture } from './contract-world.js';
+import { generateFixture, type Fixture } from './fixture.js';
 import { testDatabaseUrl } from './store.js';
 
 export type Row = Record<string, unknown>;
@@ -186,6 +190,26 @@ export async function tableColumns(place: RawPlace, db: Kysely<any>, table: stri
       ? (await sql<{ name: string }>`select name from pragma_table_info(${table})`.execute(db)).rows
       : (await sql<{ name: string }>`select column_name as name from information_schema.columns where table_schema = ${place.name} and table_name = ${table} order by ordinal_position`.execute(db)).rows;
   return rows.map((r) => r.name);
+}
+
+/**
+ * A fresh place with a generated fixture (1,500 games over many months; `seed`, `poolChanges`)
+ * written through the store in split batches: the place, its open store, a Kysely handle on it,
+ * the fixture and the stored games as read back. The caller closes the store (before migrating
+ * the place again), then `db` and the place.
+ */
+export async function loadedPlace(
+  dialect: 'sqlite' | 'postgres',
+  label: string,
+  fixture: { seed: number; poolChanges: number },
+): Promise<{ place: RawPlace; store: Store; db: Kysely<any>; f: Fixture; games: Game[] }> {
+  const place = await openPlace(dialect, label);
+  const store = await createStore({ common: createCommon(), config: place.config });
+  const db = kyselyOn(place);
+  const f = generateFixture({ seed: fixture.seed, games: 1500, poolChanges: fixture.poolChanges });
+  await loadFixture(store, f, 'split');
+  const games = (await db.selectFrom('games').selectAll().execute()) as Game[];
+  return { place, store, db, f, games };
 }
 
 /** A Kysely handle on a place's database (SQLite file, or the PostgreSQL schema on its search path), for raw reads and migrations in tests. */

@@ -7,15 +7,12 @@
  * Rebuild == incremental for these tables is test/store/rebuild.test.ts (every derived table).
  */
 import { describe, expect, it } from 'vitest';
-import { createCommon, MS_PER_DAY } from '../../src/core/index.js';
-import { createStore } from '../../src/store/index.js';
+import { MS_PER_DAY } from '../../src/core/index.js';
 import { postgresAdapter, sqliteAdapter } from '../../src/store/dialect.js';
 import { createMigrator } from '../../src/store/migrate.js';
 import { blockSpans } from '../../src/store/queries/common.js';
-import { loadFixture } from '../helpers/contract-world.js';
-import { generateFixture } from '../helpers/fixture.js';
 import { testDialects } from '../helpers/store.js';
-import { expectSameRows, kyselyOn, groupGames as group, openPlace, u64Of, undoMigrationsFrom, type Game } from '../helpers/derived.js';
+import { expectSameRows, groupGames as group, loadedPlace, u64Of, undoMigrationsFrom, type Game } from '../helpers/derived.js';
 
 const blockOfGame = (g: Game) => Math.floor(Math.floor(Number(g.time_ms) / MS_PER_DAY) / 32);
 
@@ -45,13 +42,8 @@ describe('blockSpans', () => {
 
 describe.each(testDialects())('block rollups (%s)', (dialect) => {
   it('equal the brute force over the stored games; migration 0013 fills the same rows; /house-edge over random windows equals the brute force', async () => {
-    const place = await openPlace(dialect, 'blocks');
-    const store = await createStore({ common: createCommon(), config: place.config });
-    const db = kyselyOn(place);
+    const { place, store, db, games } = await loadedPlace(dialect, 'blocks', { seed: 41, poolChanges: 60 });
     try {
-      const f = generateFixture({ seed: 41, games: 1500, poolChanges: 60 });
-      await loadFixture(store, f, 'split');
-      const games = (await db.selectFrom('games').selectAll().execute()) as Game[];
       expect(games.length).toBeGreaterThan(1000);
       // The fixture spans many blocks, so whole blocks and edge days are both read.
       expect(new Set(games.map(blockOfGame)).size).toBeGreaterThan(8);

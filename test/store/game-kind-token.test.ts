@@ -8,26 +8,18 @@
  * test/store/rebuild.test.ts (every derived table); their reads' plans, test/perf/plans.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { createCommon, MS_PER_DAY, MS_PER_HOUR } from '../../src/core/index.js';
-import { createStore } from '../../src/store/index.js';
+import { MS_PER_DAY, MS_PER_HOUR } from '../../src/core/index.js';
 import { postgresAdapter, sqliteAdapter } from '../../src/store/dialect.js';
 import { createMigrator } from '../../src/store/migrate.js';
-import { loadFixture } from '../helpers/contract-world.js';
-import { generateFixture } from '../helpers/fixture.js';
 import { testDialects } from '../helpers/store.js';
-import { expectSameRows, groupGames as group, kyselyOn, openPlace, u64Of, undoMigrationsFrom, type Game } from '../helpers/derived.js';
+import { expectSameRows, groupGames as group, loadedPlace, u64Of, undoMigrationsFrom, type Game } from '../helpers/derived.js';
 
 const dayOf = (g: Game) => Math.floor(Number(g.time_ms) / MS_PER_DAY);
 
 describe.each(testDialects())('game kind × token rollups (%s)', (dialect) => {
   it('equal the brute force over the stored games; migration 0022 fills the same rows; /house-edge by game and token over random windows equals the brute force', async () => {
-    const place = await openPlace(dialect, 'kind_token');
-    const store = await createStore({ common: createCommon(), config: place.config });
-    const db = kyselyOn(place);
+    const { place, store, db, games } = await loadedPlace(dialect, 'kind_token', { seed: 52, poolChanges: 40 });
     try {
-      const f = generateFixture({ seed: 52, games: 1500, poolChanges: 40 });
-      await loadFixture(store, f, 'split');
-      const games = (await db.selectFrom('games').selectAll().execute()) as Game[];
       expect(games.length).toBeGreaterThan(1000);
       expect(new Set(games.map((g) => Math.floor(dayOf(g) / 32))).size).toBeGreaterThan(8);
       expect(new Set(games.map((g) => g.game_kind)).size).toBeGreaterThan(2);

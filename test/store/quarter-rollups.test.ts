@@ -14,15 +14,12 @@
  * Rebuild == incremental for these tables is test/store/rebuild.test.ts (every derived table).
  */
 import { describe, expect, it } from 'vitest';
-import { createCommon, MS_PER_DAY, MS_PER_HOUR, MS_PER_QUARTER, seriesBuckets } from '../../src/core/index.js';
-import { createStore } from '../../src/store/index.js';
+import { MS_PER_DAY, MS_PER_HOUR, MS_PER_QUARTER, seriesBuckets } from '../../src/core/index.js';
 import { postgresAdapter, sqliteAdapter } from '../../src/store/dialect.js';
 import { createMigrator } from '../../src/store/migrate.js';
 import { cut, cutAround, rangeSums, type Piece, type RangeColumn, type RangeSource } from '../../src/store/queries/series.js';
-import { loadFixture } from '../helpers/contract-world.js';
-import { generateFixture } from '../helpers/fixture.js';
 import { testDialects } from '../helpers/store.js';
-import { expectSameRows, kyselyOn, groupGames, openPlace, undoMigrationsFrom, type Game } from '../helpers/derived.js';
+import { expectSameRows, groupGames, loadedPlace, undoMigrationsFrom, type Game } from '../helpers/derived.js';
 
 const quarterOfGame = (g: Game) => Math.floor(Number(g.time_ms) / MS_PER_QUARTER) * MS_PER_QUARTER;
 
@@ -128,13 +125,8 @@ describe('cutAround', () => {
 
 describe.each(testDialects())('quarter-hour rollups (%s)', (dialect) => {
   it('equal the brute force over the stored games; migration 0020 fills the same rows; range sums in any zone equal the brute force', async () => {
-    const place = await openPlace(dialect, 'quarters');
-    const store = await createStore({ common: createCommon(), config: place.config });
-    const db = kyselyOn(place);
+    const { place, store, db, games } = await loadedPlace(dialect, 'quarters', { seed: 43, poolChanges: 60 });
     try {
-      const f = generateFixture({ seed: 43, games: 1500, poolChanges: 60 });
-      await loadFixture(store, f, 'split');
-      const games = (await db.selectFrom('games').selectAll().execute()) as Game[];
       expect(games.length).toBeGreaterThan(1000);
       // Several games share a quarter hour, so rows merge deltas.
       expect(new Set(games.map(quarterOfGame)).size).toBeLessThan(games.length);
@@ -209,13 +201,9 @@ describe.each(testDialects())('quarter-hour rollups (%s)', (dialect) => {
   });
 
   it('day and week buckets of Berlin, New York, Sydney and Kolkata read as days ± hours equal the brute force, per filter and per creator; a max/min column reads the plain cut', async () => {
-    const place = await openPlace(dialect, 'around');
-    const store = await createStore({ common: createCommon(), config: place.config });
-    const db = kyselyOn(place);
+    const { place, store, db, f, games: loaded } = await loadedPlace(dialect, 'around', { seed: 47, poolChanges: 60 });
     try {
-      const f = generateFixture({ seed: 47, games: 1500, poolChanges: 60 });
-      await loadFixture(store, f, 'split');
-      const games = ((await db.selectFrom('games').selectAll().execute()) as Game[]).sort((x, y) => Number(x.time_ms) - Number(y.time_ms));
+      const games = [...loaded].sort((x, y) => Number(x.time_ms) - Number(y.time_ms));
       const times = games.map((g) => Number(g.time_ms));
       const t0 = times[0]!;
       const t1 = times[times.length - 1]! + 1;

@@ -10,15 +10,12 @@
  * test/store/topn.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { createCommon, MS_PER_DAY } from '../../src/core/index.js';
-import { createStore } from '../../src/store/index.js';
+import { MS_PER_DAY } from '../../src/core/index.js';
 import { postgresAdapter, sqliteAdapter } from '../../src/store/dialect.js';
 import { createMigrator } from '../../src/store/migrate.js';
 import { listedSegmentSpans, segmentsOf } from '../../src/store/queries/common.js';
-import { loadFixture } from '../helpers/contract-world.js';
-import { generateFixture } from '../helpers/fixture.js';
 import { testDialects } from '../helpers/store.js';
-import { expectSameRows, kyselyOn, groupGames as group, openPlace, u64Of, undoMigrationsFrom, type Game } from '../helpers/derived.js';
+import { expectSameRows, groupGames as group, loadedPlace, u64Of, undoMigrationsFrom, type Game } from '../helpers/derived.js';
 
 const segOfGame = (g: Game) => Math.floor(Math.floor(Number(g.time_ms) / MS_PER_DAY) / 8);
 
@@ -63,13 +60,8 @@ describe('listedSegmentSpans', () => {
 
 describe.each(testDialects())('segment rollups (%s)', (dialect) => {
   it('equal the brute force over the stored games; migration 0026 fills the same rows; windows by player equal the brute force', async () => {
-    const place = await openPlace(dialect, 'segments');
-    const store = await createStore({ common: createCommon(), config: place.config });
-    const db = kyselyOn(place);
+    const { place, store, db, games } = await loadedPlace(dialect, 'segments', { seed: 43, poolChanges: 60 });
     try {
-      const f = generateFixture({ seed: 43, games: 1500, poolChanges: 60 });
-      await loadFixture(store, f, 'split');
-      const games = (await db.selectFrom('games').selectAll().execute()) as Game[];
       expect(games.length).toBeGreaterThan(1000);
       expect(new Set(games.map(segOfGame)).size).toBeGreaterThan(30);
 
