@@ -143,18 +143,17 @@ export function segmentsOf(days: readonly number[], lastDay = Number.POSITIVE_IN
 export function listedSegmentSpans(first: number, end: number, complements = false): { blocks: number[]; segs: number[]; days: number[]; minusDays: number[] } {
   const { blocks, days } = listedSpans(first, end);
   const { segs, days: rest } = segmentsOf(days);
-  const out = { blocks, segs, days: rest, minusDays: [] as number[] };
-  if (!complements) return out;
-  out.days = [];
-  const bySeg = new Map<number, number[]>();
-  for (const d of rest) bySeg.set(segOf(d), [...(bySeg.get(segOf(d)) ?? []), d]);
-  for (const [seg, ds] of bySeg) {
-    if (ds.length * 2 <= SEG_DAYS) {
-      out.days.push(...ds);
-      continue;
+  if (!complements) return { blocks, segs, days: rest, minusDays: [] };
+  const out = { blocks, segs, days: [] as number[], minusDays: [] as number[] };
+  // The days left lie in at most one partial segment a side.
+  const listed = new Set(rest);
+  for (const seg of new Set(rest.map(segOf))) {
+    const inside = rest.filter((d) => segOf(d) === seg);
+    if (inside.length * 2 <= SEG_DAYS) out.days.push(...inside);
+    else {
+      out.segs.push(seg);
+      for (let x = seg * SEG_DAYS; x < (seg + 1) * SEG_DAYS; x++) if (!listed.has(x)) out.minusDays.push(x);
     }
-    out.segs.push(seg);
-    for (let x = seg * SEG_DAYS; x < (seg + 1) * SEG_DAYS; x++) if (!ds.includes(x)) out.minusDays.push(x);
   }
   return out;
 }

@@ -2,8 +2,8 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { dayOf, MS_PER_DAY } from '../../core/index.js';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
-import { ALL_CREATORS, BLOCK_DAYS, blockOf, GAME_ROLLUP_COLUMNS, playerCounterName } from '../rollups/definitions.js';
-import { AGG_SUMS, counter, num, rawDayPart, segmentsOf } from './common.js';
+import { ALL_CREATORS, BLOCK_DAYS, blockOf, GAME_ROLLUP_COLUMNS } from '../rollups/definitions.js';
+import { AGG_SUMS, num, rawDayPart, segmentsOf } from './common.js';
 import { activePlayers, windowPlayers } from './window-players.js';
 
 /**
@@ -310,13 +310,12 @@ export type TopWindowMethod = 'scan' | 'alltime' | 'parts';
  * returned (sk desc, player asc). Exact, and for one creator's window cheaper than the rounds of
  * the threshold algorithm, each of which reads every list again for its new players. Returns
  * undefined when the parts hold more than SCAN_MAX_ROWS rows: counted first, in the database,
- * unless the leaderboard's players (ru_counter) times the parts is already within the cap.
+ * unless the window's `players` (topWindow's total) times the parts is already within the cap.
  */
-async function scanTop(db: Kysely<Database>, w: WindowParts, spec: TopSpec, depth: number, after?: { sk: number; player: string }): Promise<Ranked[] | undefined> {
+async function scanTop(db: Kysely<Database>, w: WindowParts, spec: TopSpec, depth: number, players: number, after?: { sk: number; player: string }): Promise<Ranked[] | undefined> {
   const union = sql.join(valueParts(w, spec, sql``, false), sql` union all `);
-  // Each part holds at most one row per player of the leaderboard (all time, of the creator): when
-  // that bounds the rows under the cap, the count is not needed.
-  const players = await counter(db, spec.creator === undefined ? 'players' : (playerCounterName('ru_user_c', { creator: spec.creator }) ?? ''));
+  // Each part holds at most one row per player of the window: when that bounds the rows under the
+  // cap, the count is not needed.
   const parts = w.blocks.length + w.segs.length + w.days.length + w.raw.length;
   if (players * parts > SCAN_MAX_ROWS) {
     const counted = await sql<{ n: unknown }>`select count(*) as n from (select 1 as one from (${union}) u limit ${SCAN_MAX_ROWS + 1}) c`.execute(db);
@@ -372,7 +371,7 @@ export async function topWindow(
   const allTime = spec.sortBy === 'usd_volume' && (method === 'alltime' || (method === undefined && w.dayLists >= ALLTIME_MIN_LISTS));
   let top = allTime ? await thresholdTopN([allTimeVolumeList(db, spec)], lookup, depth, ALLTIME_BUDGET, undefined, keep) : undefined;
   const scan = method === 'scan' || (method === undefined && spec.creator !== undefined);
-  if (!top && scan) top = await scanTop(db, w, spec, depth, after);
+  if (!top && scan) top = await scanTop(db, w, spec, depth, total, after);
   if (!top && (method === undefined || method === 'parts')) top = await thresholdTopN(await partLists(db, spec, w), lookup, depth, READ_BUDGET, undefined, keep);
   if (!top) return undefined;
   // The page's rows as the summing path groups them, with the order-independent sum as the sort column and sk.
