@@ -48,6 +48,48 @@ export interface UnderIngestFigures {
   ingestCoveredRun: boolean;
   seconds: number;
   rows: UnderIngestRow[];
+  writes: WritesBesideTails;
+}
+
+/** A write is beside a request when it happened at most this long before the request was sent, or while it was answered (ms). */
+export const WRITE_NEAR_MS = 500;
+
+/**
+ * Whether the slowest requests under ingest meet the indexer's writes more often than requests
+ * do in general: a reader's page cache is emptied when another connection has written, and a
+ * checkpoint follows some commits. If the tails came from that, `tailsBesideWrite / tails`
+ * would be far above `requestsBesideWrite / requests`.
+ */
+export interface WritesBesideTails {
+  /** Changes of the copy's `PRAGMA data_version` during the measurement, seen by a separate read-only connection polled every 5 ms: each is one committed write of another connection (the indexer's games, prices, progress). */
+  writes: number;
+  /** Requests under ingest at or above their row's p99. */
+  tails: number;
+  /** Of those, how many had a write beside them (WRITE_NEAR_MS). */
+  tailsBesideWrite: number;
+  /** Every request under ingest. */
+  requests: number;
+  /** Of those, how many had a write beside them: the base rate the tails compare with. */
+  requestsBesideWrite: number;
+}
+
+/** Counts the requests (and each row's p99-or-slower ones) with a write at `writesAt` (ms since the epoch) beside them. */
+function writesBesideTails(rows: LatencySamples[][], writesAt: number[]): WritesBesideTails {
+  const out: WritesBesideTails = { writes: writesAt.length, tails: 0, tailsBesideWrite: 0, requests: 0, requestsBesideWrite: 0 };
+  for (const samples of rows) {
+    const p99 = latencyOf(...samples).p99;
+    for (const s of samples) {
+      s.times.forEach((ms, i) => {
+        const start = s.starts[i]!;
+        const beside = writesAt.some((w) => w >= start - WRITE_NEAR_MS && w <= start + ms);
+        const tail = Math.round(ms * 100) / 100 >= p99;
+        out.requests++;
+        if (beside) out.requestsBesideWrite++;
+        if (tail) (out.tails++, beside && out.tailsBesideWrite++);
+      });
+    }
+  }
+  return out;
 }
 
 /**
@@ -145,6 +187,16 @@ export async function measureUnderIngest(o: {
       const games = async () => Number((await getJson(url, '/sync/status', o.key)).data?.totalGames ?? 0);
       // Measure once the indexer is writing (its first transaction committed).
       for (let waited = 0; (await games()) === before && waited < 120_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+      // Every write to the copy from before g0 on (writesBesideTails), seen from a connection of
+      // its own: each commit the rows count below is among them.
+      const Sqlite = (await import('better-sqlite3')).default;
+      const probe = new Sqlite(path, { readonly: true, fileMustExist: true });
+      const writesAt: number[] = [];
+      let version = probe.pragma('data_version', { simple: true });
+      const poll = setInterval(() => {
+        const v = probe.pragma('data_version', { simple: true });
+        if (v !== version) (version = v, writesAt.push(performance.timeOrigin + performance.now()));
+      }, 5);
       const g0 = await games();
       const t0 = performance.now();
       const under = new Map<string, { samples: LatencySamples[]; commits: number; running: boolean }>(o.ops.map((op) => [op.name, { samples: [], commits: 0, running: true }]));
@@ -166,6 +218,10 @@ export async function measureUnderIngest(o: {
         }
       }
       const seconds = (performance.now() - t0) / 1000;
+      clearInterval(poll);
+      probe.close();
+      const writes = writesBesideTails([...under.values()].map((u) => u.samples), writesAt);
+      o.log(`under ingest: ${writes.writes} writes; ${writes.tailsBesideWrite} of ${writes.tails} requests at or above their row's p99 had one beside them, ${writes.requestsBesideWrite} of ${writes.requests} of all requests`);
       const gamesDuringRun = (await games()) - g0;
       const status = await getJson(url, '/status', o.key);
       o.log(`under ingest: ${commits} commit(s) of the indexer, ${gamesDuringRun} games in ${seconds.toFixed(1)} s`);
@@ -189,6 +245,7 @@ export async function measureUnderIngest(o: {
         ingestCoveredRun: status.syncing === true,
         seconds,
         rows,
+        writes,
       };
     } finally {
       await b.stop();

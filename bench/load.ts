@@ -42,6 +42,8 @@ export async function measureLatency(baseUrl: string, path: (i: number) => strin
 /** Raw answer times (ms, in request order) and non-2xx count of measureLatency's requests `path(first)` … `path(first + n - 1)`. */
 export interface LatencySamples {
   times: number[];
+  /** When each request was sent, ms since the Unix epoch (performance.timeOrigin-based, sub-ms), in request order. */
+  starts: number[];
   non2xx: number;
 }
 
@@ -52,14 +54,16 @@ export async function latencySamples(baseUrl: string, path: (i: number) => strin
   try {
     for (let i = 0; i < warmup; i++) await get(agent, base, path(1_000_000 + first + i), headers);
     const times: number[] = [];
+    const starts: number[] = [];
     let non2xx = 0;
     for (let i = first; i < first + n; i++) {
       const t = performance.now();
       const r = await get(agent, base, path(i), headers);
       times.push(performance.now() - t);
+      starts.push(performance.timeOrigin + t);
       if (r.status < 200 || r.status > 299) non2xx++;
     }
-    return { times, non2xx };
+    return { times, starts, non2xx };
   } finally {
     agent.destroy();
   }

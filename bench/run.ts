@@ -8,7 +8,7 @@ import { createKeyService } from '../src/keys/index.js';
 import { createStore } from '../src/store/index.js';
 import type { StoreConfig } from '../src/config/index.js';
 import { measureIngest, measureSimulator, type IngestFigures, type SimulatorFigures } from './chain.js';
-import { CONTENTION_P99_MS, measureNoisyNeighbour, measureUnderIngest, UNDER_INGEST_MIN_SECONDS, type NoisyNeighbourFigures, type UnderIngestFigures } from './contention.js';
+import { CONTENTION_P99_MS, measureNoisyNeighbour, measureUnderIngest, UNDER_INGEST_MIN_SECONDS, WRITE_NEAR_MS, type NoisyNeighbourFigures, type UnderIngestFigures } from './contention.js';
 import { API_DIST, API_TSX, ensureBuilt, spawnChild, type ApiEntry, type Child } from './children.js';
 import { prepareDataset, type Dataset, warmPageCache } from './dataset.js';
 import { FRESHNESS_P99_MS, measureFreshness, measureSources, SOURCES_MIN_RATIO, type FreshnessFigures, type SourcesFigures } from './sources.js';
@@ -313,6 +313,12 @@ function markdown(): string {
     );
     // A row finished after the backfill ended was not (wholly) measured under ingest: no verdict.
     for (const r of u.rows) out.push(`| ${r.name} | ${r.idle.p50} | ${r.idle.p99} | ${r.underIngest.p50} | ${r.underIngest.p99} | ${r.ratio} | ${r.commits} | ${r.ingestRunning ? (r.met ? '✓' : '✗') : 'ended'} |`);
+    const w = u.writes;
+    const pct = (k: number, n: number) => (n === 0 ? '–' : `${Math.round((100 * k) / n)} %`);
+    out.push(
+      '',
+      `Writes beside the tails: the copy's \`data_version\` changed ${w.writes} time(s) during the measurement (every committed write of the indexer); ${w.tailsBesideWrite} of the ${w.tails} requests at or above their row's p99 (${pct(w.tailsBesideWrite, w.tails)}) had a write at most ${WRITE_NEAR_MS} ms before them or while they were answered, against ${w.requestsBesideWrite} of all ${w.requests} requests (${pct(w.requestsBesideWrite, w.requests)}).`,
+    );
   }
   if (result.noisyNeighbour) {
     const n = result.noisyNeighbour;

@@ -64,6 +64,17 @@ describe('npm run bench (smoke)', () => {
       expect(row.underIngest.requests).toBeLessThanOrEqual(row.idle.requests);
     }
     expect(r.underIngest.rows.reduce((s: number, x: { commits: number }) => s + x.commits, 0)).toBe(r.underIngest.commits);
+    // Writes beside the tails: every request under ingest is classed, each row has at least one
+    // request at or above its p99, and every commit counted above is one of the writes seen.
+    const w = r.underIngest.writes;
+    expect(w.requests).toBe(r.underIngest.rows.reduce((s: number, x: { underIngest: { requests: number } }) => s + x.underIngest.requests, 0));
+    expect(w.tails).toBeGreaterThanOrEqual(r.underIngest.rows.length);
+    expect(w.tails).toBeLessThanOrEqual(w.requests);
+    expect(w.tailsBesideWrite).toBeLessThanOrEqual(w.tails);
+    expect(w.requestsBesideWrite).toBeGreaterThanOrEqual(w.tailsBesideWrite);
+    expect(w.requestsBesideWrite).toBeLessThanOrEqual(w.requests);
+    expect(w.writes).toBeGreaterThanOrEqual(r.underIngest.commits);
+    expect(stdout).toContain(`had a write at most 500 ms before them or while they were answered, against ${w.requestsBesideWrite} of all ${w.requests} requests`);
     expect(r.underIngest.chainGames).toBe(2000);
     expect(r.underIngest.gamesIngested).toBeGreaterThan(1000);
     // Noisy neighbour: key B's three operations, alone and beside key A's load.
