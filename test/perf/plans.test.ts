@@ -309,6 +309,21 @@ describe('query plans (SQLite)', () => {
     expect(bad[2]).toMatch(/order by usd_net/);
     expect(bad[3]).toMatch(/order by usd_house_pnl/);
   });
+  it("a window top-N's page rows read each cut day in time order (g_time, or g_creator_time for one creator), not one player at a time", () => {
+    // topn.ts randomAccess: a page's players hold most of a day's games, so per-player reads went
+    // over the day's table pages again and again (docs/benchmarks.md "The page's rows at 10M").
+    const pageRows = [...recorded].filter(([sqlText]) => /^\s*select player, sum\(plays\)/i.test(sqlText) && /\bfrom games where day = \?/.test(sqlText));
+    expect(pageRows.length).toBeGreaterThan(0);
+    const raw = new BetterSqlite3(path, { readonly: true });
+    try {
+      for (const [sqlText, params] of pageRows) {
+        const plan = (originalPrepare.call(raw, `explain query plan ${sqlText}`).all(params) as { detail: string }[]).map((r) => r.detail);
+        expect(plan.filter((d) => /\bgames\b/.test(d))).toEqual(plan.filter((d) => /\bgames\b/.test(d)).map(() => expect.stringMatching(/^SEARCH games USING INDEX (g_time \(|g_creator_time \(creator=\? AND )time_ms>\? AND time_ms<\?\)/)));
+      }
+    } finally {
+      raw.close();
+    }
+  });
   it('every update, delete and WITH statement finds its rows of history-sized tables through an index', () => {
     // With no table statistics, SQLite plans a join of a VALUES list (a WITH) with a table by the
     // list's length alone: the write path's chunks of 256 rows must search, not scan (returns.ts

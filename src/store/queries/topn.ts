@@ -121,12 +121,20 @@ async function randomAccess(db: Kysely<Database>, a: DialectAdapter, w: WindowPa
   const out: Record<string, unknown>[] = [];
   for (let i = 0; i < players.length; i += RANDOM_CHUNK) {
     const ps = list(players.slice(i, i + RANDOM_CHUNK));
+    // A cut day's games of these players: on SQLite the player term takes no part in the index
+    // choice (unary +), so the cut part is read in time order through g_time (time_ms, creator,
+    // player), or g_creator_time for one creator, the players kept there, and the kept games' rows
+    // fetched in rowid order, which is about time order. Through g_player_time each player's games
+    // were fetched in turn, going over the day's table pages again in random order: at 10M games a
+    // page's players hold most of a day's 27,000 games, and the cold read took 5–7× as long
+    // (docs/benchmarks.md "The page's rows at 10M").
+    const cutPlayers = a.kind === 'sqlite' ? sql`+player in ${ps}` : sql`player in ${ps}`;
     const parts: RawBuilder<unknown>[] = [];
     if (w.blocks.length) parts.push(sql`select player, ${sums} from ${sql.raw(src.block)} where block in ${list(w.blocks)} ${src.where} and player in ${ps}`);
     if (w.segs.length) parts.push(sql`select player, ${sums} from ${sql.raw(src.seg)} where seg in ${list(w.segs)} ${src.where} and player in ${ps}`);
     if (w.days.length) parts.push(sql`select player, ${sums} from ${sql.raw(src.day)} where day in ${list(w.days)} ${src.where} and player in ${ps}`);
     // The cut days' raw games exactly as windowSource reads them, then kept for these players.
-    for (const r of w.raw) parts.push(sql`select * from (${rawDayPart(a, { creator: spec.creator }, r.day, r.from, r.to)}) g where player in ${ps}`);
+    for (const r of w.raw) parts.push(sql`select * from (${rawDayPart(a, { creator: spec.creator }, r.day, r.from, r.to)}) g where ${cutPlayers}`);
     const rows = await sql<Record<string, unknown>>`select player, ${AGG_SUMS}
       from (${sql.join(parts, sql` union all `)}) s group by player`.execute(db);
     out.push(...rows.rows);
