@@ -126,7 +126,7 @@ async function randomAccess(db: Kysely<Database>, a: DialectAdapter, w: WindowPa
     // player), or g_creator_time for one creator, the players kept there, and the kept games' rows
     // fetched in rowid order, which is about time order. Through g_player_time each player's games
     // were fetched in turn, going over the day's table pages again in random order: at 10M games a
-    // page's players hold most of a day's 27,000 games, and the cold read took 5–7× as long
+    // page's players hold most of a day's 27,000 games, and the cold read took 4–8× as long
     // (docs/benchmarks.md "The page's rows at 10M").
     const cutPlayers = a.kind === 'sqlite' ? sql`+player in ${ps}` : sql`player in ${ps}`;
     const parts: RawBuilder<unknown>[] = [];
