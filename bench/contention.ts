@@ -84,8 +84,9 @@ function writesBesideTails(rows: LatencySamples[][], writesAt: number[]): Writes
         const beside = writesAt.some((w) => w >= start - WRITE_NEAR_MS && w <= start + ms);
         const tail = Math.round(ms * 100) / 100 >= p99;
         out.requests++;
-        if (beside) out.requestsBesideWrite++;
-        if (tail) (out.tails++, beside && out.tailsBesideWrite++);
+        out.requestsBesideWrite += Number(beside);
+        out.tails += Number(tail);
+        out.tailsBesideWrite += Number(tail && beside);
       });
     }
   }

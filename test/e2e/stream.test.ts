@@ -119,7 +119,11 @@ describe('live stream over the simulator and the indexer', () => {
         for await (const e of sim!.groundTruth()) if (e.name === 'GameSettled' && e.blockTime * 1000 >= connectedAt + 1000) live.add(e.signature);
         return live;
       };
+      // The ground truth is read again only when the stream has delivered something new.
+      let seen = 0;
       await waitFor(async () => {
+        if (second.events.length === seen) return false;
+        seen = second.events.length;
         const live = await confirmedAfterConnect();
         return second.events.some((d) => live.has(d.data.signature));
       }, 60_000, 'a game confirmed after connect on the stream');
