@@ -26,6 +26,7 @@ import { migration0023 } from './migrations/0023_fairness_hours.js';
 import { migration0024 } from './migrations/0024_closed_window_counts.js';
 import { migration0025 } from './migrations/0025_clustered_rollups.js';
 import { migration0026 } from './migrations/0026_segment_rollups.js';
+import { migration0027 } from './migrations/0027_hour_user_rollups.js';
 
 /** Ordered, append-only list of migrations; names sort in application order. */
 function migrationsFor(a: DialectAdapter): Record<string, Migration> {
@@ -55,6 +56,7 @@ function migrationsFor(a: DialectAdapter): Record<string, Migration> {
     '0024_closed_window_counts': migration0024(a),
     '0025_clustered_rollups': migration0025(a),
     '0026_segment_rollups': migration0026(a),
+    '0027_hour_user_rollups': migration0027(a),
   };
 }
 

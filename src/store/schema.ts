@@ -435,6 +435,12 @@ export interface RuSegUserTTable extends RuSegUserTable {
   token: string;
 }
 
+/** Per UTC day × player × token × UTC hour (migration 0027): the whole hours of a window's cut days for a page's players. */
+export interface RuHourUserTTable extends RuDayUserTTable {
+  /** Start of the UTC hour, Unix ms. */
+  hour_ms: Int;
+}
+
 /**
  * All-time per player × creator (migration 0004): /players with `creator`. Like ru_user_t,
  * ru_user_tp and ru_user_ct (one per filter shape), indexed on every allowed sort key
@@ -594,6 +600,7 @@ export interface Database {
   ru_seg_user: RuSegUserTable;
   ru_seg_user_c: RuSegUserCTable;
   ru_seg_user_t: RuSegUserTTable;
+  ru_hour_user_t: RuHourUserTTable;
   ru_user_game: RuUserGameTable;
   ru_block_game_t: RuBlockGameTTable;
   ru_day_game_t: RuDayGameTTable;

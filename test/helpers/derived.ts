@@ -243,6 +243,7 @@ const CREATED_BY: readonly [name: string, made: { tables?: string[]; indexes?: s
   // clusters the tables the undone migrations recreate and rebuilds g_player_time again.
   ['0025_clustered_rollups', {}],
   ['0026_segment_rollups', { tables: ['ru_seg_user', 'ru_seg_user_c', 'ru_seg_user_t'] }],
+  ['0027_hour_user_rollups', { tables: ['ru_hour_user_t'] }],
 ];
 
 /**

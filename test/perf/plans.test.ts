@@ -331,6 +331,24 @@ describe('query plans (SQLite)', () => {
       raw.close();
     }
   });
+  it("a window page's cut-day hours search ru_hour_user_t by (day, player), one search per player", () => {
+    // topn.ts randomAccess and house-edge.ts playersPage: the whole hours of a cut day for the
+    // page's players (docs/design.md §7 "Hours of the cut days"); a scan of the day's rows would
+    // read every player's hours.
+    const hourReads = [...recorded].filter(([sqlText]) => /\bfrom ru_hour_user_t where day = \? and player in\b/.test(sqlText));
+    expect(hourReads.some(([sqlText]) => /^\s*select player, sum\(plays\)/i.test(sqlText))).toBe(true);
+    expect(hourReads.some(([sqlText]) => /^\s*select player, token\b/i.test(sqlText))).toBe(true);
+    const raw = new BetterSqlite3(path, { readonly: true });
+    try {
+      for (const [sqlText, params] of hourReads) {
+        const steps = planOf(raw, sqlText, params).filter((d) => /\bru_hour_user_t\b/.test(d));
+        expect(steps.length, sqlText).toBeGreaterThan(0);
+        for (const d of steps) expect(d, sqlText).toMatch(/^SEARCH ru_hour_user_t USING PRIMARY KEY \(day=\? AND player=\?[) ]/);
+      }
+    } finally {
+      raw.close();
+    }
+  });
   it('every update, delete and WITH statement finds its rows of history-sized tables through an index', () => {
     // With no table statistics, SQLite plans a join of a VALUES list (a WITH) with a table by the
     // list's length alone: the write path's chunks of 256 rows must search, not scan (returns.ts

@@ -23,7 +23,7 @@ import { type KeyKind, positionValues } from './keyset.js';
  *   ru_block_daily, and ru_daily (day ×
  *   creator × token × pool × player) for the edge days; grouped by player without filters, the
  *   page's players only (playersPage), the edges as 8-day segments and days (ru_seg_user_t,
- *   ru_day_user_t);
+ *   ru_day_user_t), the cut days as whole hours (ru_hour_user_t) and under an hour of raw games a side;
  * - one player grouped by game: that player's raw games of the window (index g_player_time).
  * All time reads the all-time rollups instead: ru_user_game for one player grouped by game
  * (migration 0021), ru_user_ctp for any other read with a player, ru_ctp without, and every block
@@ -168,13 +168,15 @@ export async function houseEdge(db: Kysely<Database>, q: HouseEdgeQuery): Promis
  * window without filters can hold (docs/design.md §10 "House edge by player over a window"):
  * not every player of the window, only the first limit + 2 players at or after the keyset's
  * player. Each part of the window — a whole 32-day block (ru_block_user), a whole 8-day segment
- * (ru_seg_user, migration 0026) or a day at the blocks' edges (ru_day_user), a cut day's raw
- * games — lists its players in address order; the first
+ * (ru_seg_user, migration 0026) or a day at the blocks' edges (ru_day_user), a cut day's whole
+ * hours (ru_hour_user_t, migration 0027) and its raw games of under an hour at each end — lists its
+ * players in address order; the first
  * limit + 2 of their union are the first limit + 2 of the window (a player of the union's first
  * k is among the first k of each part that holds it), and they hold the page's limit + 1 keys (the
  * keyset's own player may have no key left after its token). Their sums come from ru_block_user_t
  * for the whole blocks, ru_seg_user_t and ru_day_user_t (migrations 0026 and 0019) for the
- * segments and days at the blocks' edges, and their raw games (index g_player_time) for the cut days.
+ * segments and days at the blocks' edges, ru_hour_user_t for the cut days' whole hours, and their
+ * raw games (index g_player_time) for the rest of the cut days, under an hour at each end.
  * null when the window holds no game.
  */
 async function playersPage(db: Kysely<Database>, q: HouseEdgeQuery, ends: { first: number; last: number } | undefined): Promise<RawBuilder<unknown> | null> {
@@ -196,8 +198,14 @@ async function playersPage(db: Kysely<Database>, q: HouseEdgeQuery, ends: { firs
   for (const b of spans.blocks) lists.push(sql`select player from ru_block_user where block = ${b} ${atOrAfter} order by player limit ${k}`);
   for (const g of spans.segs) lists.push(sql`select player from ru_seg_user where seg = ${g} ${atOrAfter} order by player limit ${k}`);
   for (const d of spans.days) lists.push(sql`select player from ru_day_user where day = ${d} ${atOrAfter} order by player limit ${k}`);
-  // A cut day's players unsorted: bounded by the day's games, sorted with the rest below.
-  for (const [t0, t1] of raw) lists.push(sql`select distinct player from games where 1=1 ${timeRange(t0, t1)} ${atOrAfter}`);
+  // A cut day: its whole hours' players in address order (ru_hour_user_t, migration 0027, keyed
+  // (day, player, …)), and the players of the raw games left at its ends (under an hour each)
+  // unsorted, sorted with the rest below.
+  const cuts = raw.map(([t0, t1]) => ({ day: dayOf(t0!), ...hourSpan(t0!, t1!) }));
+  for (const c of cuts) {
+    if (c.hours) lists.push(sql`select distinct player from ru_hour_user_t where day = ${c.day} and hour_ms >= ${c.hours[0]} and hour_ms < ${c.hours[1]} ${atOrAfter} order by player limit ${k}`);
+    for (const [t0, t1] of c.raw) lists.push(sql`select distinct player from games where 1=1 ${timeRange(t0, t1)} ${atOrAfter}`);
+  }
   const candidates = await sql<{ player: string }>`select distinct player from (${sql.join(
     lists.map((l, i) => sql`select player from (${l}) ${sql.raw(`l${i}`)}`),
     sql` union all `,
@@ -215,7 +223,10 @@ async function playersPage(db: Kysely<Database>, q: HouseEdgeQuery, ends: { firs
   if (keyed.segs.length > 0) parts.push(sql`select player, token, ${sums} from ru_seg_user_t where seg in (${sql.join(keyed.segs)}) and player in (${players})`);
   if (keyed.days.length > 0) parts.push(sql`select player, token, ${sums} from ru_day_user_t where day in (${sql.join(keyed.days)}) and player in (${players})`);
   if (keyed.minusDays.length > 0) parts.push(sql`select player, token, ${NEGATED_SUMS} from ru_day_user_t where day in (${sql.join(keyed.minusDays)}) and player in (${players})`);
-  for (const [t0, t1] of raw) parts.push(sql`select player, token, ${ofRow} from games where player in (${players}) ${timeRange(t0, t1)}`);
+  for (const c of cuts) {
+    if (c.hours) parts.push(sql`select player, token, ${sums} from ru_hour_user_t where day = ${c.day} and player in (${players}) and hour_ms >= ${c.hours[0]} and hour_ms < ${c.hours[1]}`);
+    for (const [t0, t1] of c.raw) parts.push(sql`select player, token, ${ofRow} from games where player in (${players}) ${timeRange(t0, t1)}`);
+  }
   return sql.join(parts, sql` union all `);
 }
 

@@ -3,7 +3,7 @@ import { dayOf, MS_PER_DAY } from '../../core/index.js';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
 import { ALL_CREATORS, BLOCK_DAYS, blockOf, GAME_ROLLUP_COLUMNS } from '../rollups/definitions.js';
-import { AGG_SUMS, num, rawDayPart, segmentsOf } from './common.js';
+import { AGG_SUMS, hourSpan, num, rawDayPart, segmentsOf } from './common.js';
 import { activePlayers, windowPlayers } from './window-players.js';
 
 /**
@@ -113,7 +113,10 @@ const list = (xs: readonly (string | number)[]): RawBuilder<unknown> => sql`(${s
 /**
  * The window's grouped rows (player, every game rollup column) of the given players only:
  * the same parts and grouping as the summing path (common.ts windowSource), restricted by the
- * primary keys (block, player) / (day, player).
+ * primary keys (block, player) / (seg, player) / (day, player). A cut day is read as its whole
+ * hours from ru_hour_user_t (migration 0027: (day, player) key searches, every token of a player
+ * adjacent) and the raw games of under an hour at each end; with a creator (no such column there),
+ * as the cut part's raw games.
  */
 async function randomAccess(db: Kysely<Database>, a: DialectAdapter, w: WindowParts, players: string[], spec: TopSpec): Promise<Record<string, unknown>[]> {
   const sums = sql.raw(GAME_ROLLUP_COLUMNS.join(', '));
@@ -121,20 +124,28 @@ async function randomAccess(db: Kysely<Database>, a: DialectAdapter, w: WindowPa
   const out: Record<string, unknown>[] = [];
   for (let i = 0; i < players.length; i += RANDOM_CHUNK) {
     const ps = list(players.slice(i, i + RANDOM_CHUNK));
-    // A cut day's games of these players: on SQLite the player term takes no part in the index
-    // choice (unary +), so the cut part is read in time order through g_time (time_ms, creator,
-    // player), or g_creator_time for one creator, the players kept there, and the kept games' rows
-    // fetched in rowid order, which is about time order. Through g_player_time each player's games
-    // were fetched in turn, going over the day's table pages again in random order: at 10M games a
-    // page's players hold most of a day's 27,000 games, and the cold read took 4–8× as long
+    // Raw games of these players in a part of a cut day: on SQLite the player term takes no part in
+    // the index choice (unary +), so the part is read in time order through g_time (time_ms,
+    // creator, player), or g_creator_time for one creator, the players kept there, and the kept
+    // games' rows fetched in rowid order, which is about time order. Through g_player_time each
+    // player's games were fetched in turn, going over the part's table pages again in random order
     // (docs/benchmarks.md "The page's rows at 10M").
     const cutPlayers = a.kind === 'sqlite' ? sql`+player in ${ps}` : sql`player in ${ps}`;
+    const rawPart = (day: number, from: number, to: number) =>
+      sql`select * from (${rawDayPart(a, { creator: spec.creator }, day, from, to)}) g where ${cutPlayers}`;
     const parts: RawBuilder<unknown>[] = [];
     if (w.blocks.length) parts.push(sql`select player, ${sums} from ${sql.raw(src.block)} where block in ${list(w.blocks)} ${src.where} and player in ${ps}`);
     if (w.segs.length) parts.push(sql`select player, ${sums} from ${sql.raw(src.seg)} where seg in ${list(w.segs)} ${src.where} and player in ${ps}`);
     if (w.days.length) parts.push(sql`select player, ${sums} from ${sql.raw(src.day)} where day in ${list(w.days)} ${src.where} and player in ${ps}`);
-    // The cut days' raw games exactly as windowSource reads them, then kept for these players.
-    for (const r of w.raw) parts.push(sql`select * from (${rawDayPart(a, { creator: spec.creator }, r.day, r.from, r.to)}) g where ${cutPlayers}`);
+    for (const r of w.raw) {
+      if (spec.creator !== undefined) {
+        parts.push(rawPart(r.day, r.from, r.to));
+        continue;
+      }
+      const { hours, raw } = hourSpan(r.from, r.to);
+      if (hours) parts.push(sql`select player, ${sums} from ru_hour_user_t where day = ${r.day} and player in ${ps} and hour_ms >= ${hours[0]} and hour_ms < ${hours[1]}`);
+      for (const [from, to] of raw) parts.push(rawPart(r.day, from, to));
+    }
     const rows = await sql<Record<string, unknown>>`select player, ${AGG_SUMS}
       from (${sql.join(parts, sql` union all `)}) s group by player`.execute(db);
     out.push(...rows.rows);

@@ -172,6 +172,13 @@ export const GAME_ROLLUPS = {
   ru_seg_user: { keys: ['seg', 'player'] },
   ru_seg_user_c: { keys: ['seg', 'creator', 'player'] },
   ru_seg_user_t: { keys: ['seg', 'player', 'token'] },
+  /**
+   * Migration 0027: per UTC day × player × token × UTC hour (hour_ms), clustered by (day, player):
+   * the whole hours of a window's cut days for a page's players — the rows of the `/players` top-N
+   * page and `/house-edge` by player — so at most an hour of raw games is read at each end
+   * (queries/common.ts cutDayParts).
+   */
+  ru_hour_user_t: { keys: ['day', 'player', 'token', 'hour_ms'] },
 } as const satisfies Record<string, GameRollupDef>;
 
 /** A game rollup table. */
