@@ -4,7 +4,9 @@
  * key); migration 0027's fill from the raw games gives the same rows as the write path; and the
  * reads that take a window's cut days from it — the rows of a windowed `/players` top-N page and
  * `/house-edge?groupBy=player` — equal the brute force over the games for windows whose ends fall
- * inside an hour, on an hour, and within the last hour of a day (no whole hour in the cut part).
+ * inside an hour, on an hour, and within the last hour of a day (no whole hour in the cut part);
+ * and so does the summing path of windowed `/players`, which reads its cut days the same way, of
+ * every token and of one.
  * Rebuild == incremental for this table is test/store/rebuild.test.ts (every derived table).
  */
 import { describe, expect, it } from 'vitest';
@@ -66,6 +68,23 @@ describe.each(testDialects())('hour × player rollups (%s)', (dialect) => {
             expect(near(Number(r.usd_net), Number(w.usd_net)), what).toBe(true);
             expect(near(Number(r.max_usd_profit), Number(w.max_usd_profit)), what).toBe(true);
             expect([Number(r.first_ms), Number(r.last_ms)], what).toEqual([Number(w.first_ms), Number(w.last_ms)]);
+          }
+        }
+
+        // The summing path (a page deeper than the top-N serves), of every token and of one: each
+        // player's plays, USD volume and (one token) token volume, against the games.
+        const token = String(games[i * 97 % games.length]!.token);
+        for (const t of [undefined, token]) {
+          const kept = inWindow.filter((g) => t === undefined || g.token === t);
+          const sums = new Map(group(kept, ['player'], (g) => [g.player as string]).map((r) => [String(r.player), r]));
+          const got = await store.queries.players({ sortBy: 'usd_volume', startTime: start, endTime: end, limit: 1000, offset: 0, ...(t ? { token: t } : {}) });
+          const what = `${label} token ${t ?? 'any'}`;
+          expect(got.results.map((r) => r.user).sort(), what).toEqual([...sums.keys()].sort());
+          for (const r of got.results) {
+            const w = sums.get(r.user)!;
+            expect(r.total_plays, `${what} ${r.user}`).toBe(Number(w.plays));
+            expect(near(r.usd_volume, Number(w.usd_wager)), `${what} ${r.user}`).toBe(true);
+            if (t) expect(String(r.token_volume), `${what} ${r.user}`).toBe(u64Of(w, 'wager'));
           }
         }
 

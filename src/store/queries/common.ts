@@ -228,18 +228,19 @@ export const BLOCK_COMPLEMENT_GAIN = 3;
  * - without: ru_block_user rows of whole 32-day blocks strictly inside, plus ru_day_user rows of
  *   the start block's and the end block's remaining days (migration 0004) — a year is ≤ 12 rows
  *   per player instead of one per player, day, creator, token and pool;
- * - plus, either way, the raw games of the (partial) start and end days. Those parts are bounded
- *   on both sides of `time_ms`: with only `time_ms >= startTime` SQLite's time index would walk
- *   every game from the start to now and filter `day` afterwards.
+ * - plus, either way, the (partial) start and end days (cutDayParts): their whole hours from
+ *   ru_hour_user_t and the raw games left at their ends when there is no creator or pool filter,
+ *   else their raw games. Raw parts are bounded on both sides of `time_ms`: with only
+ *   `time_ms >= startTime` SQLite's time index would walk every game from the start to now and
+ *   filter `day` afterwards.
  */
 export function windowSource(a: DialectAdapter, f: GameFilter, startTime: number | undefined, endTime?: number, lastDay?: number): RawBuilder<unknown> {
-  const rows = rowAsRollup(a);
   const cf = filterSql(f);
   const d = startTime === undefined ? -1 : dayOf(startTime);
   const e = endTime === undefined ? undefined : dayOf(endTime);
   if (e !== undefined && startTime !== undefined && e <= d) {
-    // Inside one UTC day: its raw games only.
-    return sql`select player, ${rows} from games where day = ${d} and time_ms >= ${startTime} and time_ms < ${endTime} ${cf}`;
+    // Inside one UTC day: its whole hours and the raw games left at its ends (cutDayParts).
+    return sql.join(cutDayParts(a, f, d, startTime, endTime!), sql` union all `);
   }
   const filtered = f.creator !== undefined || f.token !== undefined || f.pool !== undefined || f.player !== undefined;
   const sums = sql.raw(SUMS);
@@ -264,9 +265,25 @@ export function windowSource(a: DialectAdapter, f: GameFilter, startTime: number
     // The end block's days before the end day, when it is another block.
     if (e !== undefined && b1 !== undefined && b1 > b0) parts.push(sql`select player, ${sums} from ru_day_user where day >= ${b1 * BLOCK_DAYS} and day < ${e}`);
   }
-  if (startTime !== undefined) parts.push(rawDayPart(a, f, d, startTime, (d + 1) * MS_PER_DAY));
-  if (endTime !== undefined && e !== undefined) parts.push(rawDayPart(a, f, e, e * MS_PER_DAY, endTime));
+  if (startTime !== undefined) parts.push(...cutDayParts(a, f, d, startTime, (d + 1) * MS_PER_DAY));
+  if (endTime !== undefined && e !== undefined) parts.push(...cutDayParts(a, f, e, e * MS_PER_DAY, endTime));
   return sql.join(parts, sql` union all `);
+}
+
+/**
+ * The games of UTC day `day` with from ≤ time_ms < to (ms, inside that day) matching `f`, as rows
+ * of game sums per player (`player` + the GameSums columns) to be grouped by player: a cut edge of
+ * a window (windowSource). Without a creator, pool or player filter, its whole hours are the
+ * ru_hour_user_t rows of the day (migration 0027; with a token, that token's) and only the raw
+ * games left at its ends, under an hour each, are read (docs/design.md §7 "Hours of the cut
+ * days"); else the part's raw games (rawDayPart). At least one part, possibly empty.
+ */
+export function cutDayParts(a: DialectAdapter, f: GameFilter, day: number, from: number, to: number): RawBuilder<unknown>[] {
+  if (f.creator !== undefined || f.pool !== undefined || f.player !== undefined) return [rawDayPart(a, f, day, from, to)];
+  const { hours, raw } = hourSpan(from, to);
+  const parts = raw.map(([a0, b0]) => rawDayPart(a, f, day, a0, b0));
+  if (hours) parts.push(sql`select player, ${sql.raw(SUMS)} from ru_hour_user_t where day = ${day} and hour_ms >= ${hours[0]} and hour_ms < ${hours[1]} ${filterSql(f)}`);
+  return parts.length > 0 ? parts : [rawDayPart(a, f, day, from, to)];
 }
 
 /**

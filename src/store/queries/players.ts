@@ -54,7 +54,7 @@ export async function player(db: Kysely<Database>, q: PlayerQuery): Promise<Play
  * - all-time with creator/token/pool → the per-player rollup of that filter shape, read in
  *   index order (limit + offset rows; migration 0004, rollups/definitions.ts SORT_KEYS), total from its counter;
  * - a window holding every stored game → as all-time;
- * - startTime / endTime → the window (common.ts windowSource: rollup days or blocks + raw rows of partial first and last days): grows with the window;
+ * - startTime / endTime → the window (common.ts windowSource: rollup days or blocks + the whole hours and raw rows of the partial first and last days): grows with the window;
  * - except usd_volume over a window without filter (offset + limit < TOPN_MAX_DEPTH; with a keyset position, limit):
  *   the early-stopping top-N of topn.ts (docs/design.md §7 "Top-N over a window's parts"), same answer.
  * Ties break by user ascending (docs/design.md §4). token_* are null unless one token is implied.
