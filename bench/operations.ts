@@ -84,6 +84,8 @@ export function operations(m: DatasetMeta): Operation[] {
     ...windowed('players creator startTime+endTime', (start, i) => q('/players', { creator: creator(i), startTime: start(i), endTime: closeAt(start(i)) })),
     ...windowed('platforms startTime+endTime', (start, i) => q('/platforms', { startTime: start(i), endTime: closeAt(start(i)) })),
     ...windowed('players usd_volume startTime', (start, i) => q('/players', { sortBy: 'usd_volume', startTime: start(i) })),
+    // The profit leaderboard of a closed window: no all-time bound (a window can hold more profit than all time).
+    ...windowed('players usd_profit startTime+endTime', (start, i) => q('/players', { sortBy: 'usd_profit', startTime: start(i), endTime: closeAt(start(i)) })),
     { name: 'players creator+pool offset', path: (i) => q('/players', { creator: creator(i), pool: pool(i), offset: i % 50, limit: 50 }) },
     { name: 'settledGames', path: (i) => q('/events/settledGames', { page: i % 50 }) },
     { name: 'settledGames user', path: (i) => q('/events/settledGames', { user: user(i) }) },

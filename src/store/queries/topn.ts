@@ -3,7 +3,7 @@ import { dayOf, MS_PER_DAY } from '../../core/index.js';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
 import { ALL_CREATORS, BLOCK_DAYS, blockOf, GAME_ROLLUP_COLUMNS } from '../rollups/definitions.js';
-import { AGG_SUMS, hourSpan, num, rawDayPart, segmentsOf } from './common.js';
+import { AGG_SUMS, cutDayParts, hourSpan, num, rawDayPart, segmentsOf } from './common.js';
 import { activePlayers, windowPlayers } from './window-players.js';
 
 /**
@@ -365,7 +365,7 @@ async function scanTop(db: Kysely<Database>, w: WindowParts, spec: TopSpec, dept
  *   blocks' edges (ru_seg_user / ru_seg_user_c) and every day left (ru_day_user / ru_day_user_c)
  *   a list read in the sort column's order (indexes of migrations 0014, 0017 and 0026), each cut
  *   day one more list: by USD volume its whole day's list (an upper bound of the cut part, exact by
- *   random access), by USD profit its raw games grouped once.
+ *   random access), by USD profit its values grouped once (common.ts cutDayParts).
  * Returns undefined — the caller takes the summing path — when the window holds no whole UTC day,
  * has at most 4 × depth players, or the lists would need more than READ_BUDGET rows.
  */
@@ -391,7 +391,7 @@ export async function topWindow(
   let top = allTime ? await thresholdTopN([allTimeVolumeList(db, spec)], lookup, depth, ALLTIME_BUDGET, undefined, keep) : undefined;
   const scan = method === 'scan' || (method === undefined && spec.creator !== undefined);
   if (!top && scan) top = await scanTop(db, w, spec, depth, total, after);
-  if (!top && (method === undefined || method === 'parts')) top = await thresholdTopN(await partLists(db, spec, w), lookup, depth, READ_BUDGET, undefined, keep);
+  if (!top && (method === undefined || method === 'parts')) top = await thresholdTopN(await partLists(db, a, spec, w), lookup, depth, READ_BUDGET, undefined, keep);
   if (!top) return undefined;
   // The page's rows as the summing path groups them, with the order-independent sum as the sort column and sk.
   const rows = new Map((await randomAccess(db, a, w, top.map((t) => t.player), spec)).map((r) => [String(r.player), r]));
@@ -399,7 +399,7 @@ export async function topWindow(
 }
 
 /** The `parts` lists of topWindow: one per whole block, edge segment and edge day, and one per cut day. */
-async function partLists(db: Kysely<Database>, spec: TopSpec, w: WindowParts): Promise<SortedList[]> {
+async function partLists(db: Kysely<Database>, a: DialectAdapter, spec: TopSpec, w: WindowParts): Promise<SortedList[]> {
   const src = source(spec);
   const lists: SortedList[] = [
     ...w.blocks.map((n) => rollupList(db, spec, 'block', n)),
@@ -409,13 +409,16 @@ async function partLists(db: Kysely<Database>, spec: TopSpec, w: WindowParts): P
   for (const r of w.raw) {
     // By USD volume (wagers ≥ 0), a player's part of a cut day is at most its whole day: the day's
     // sorted list (an index) bounds the unseen players as the threshold needs, and the random
-    // access sums the exact part. USD profit has no such bound: the cut part's raw games, grouped.
+    // access sums the exact part. USD profit has no such bound: the cut part's values, grouped.
     if (spec.sortBy === 'usd_volume') {
       lists.push(rollupList(db, spec, 'day', r.day));
       continue;
     }
-    const g = await sql<{ player: string; v: unknown }>`select player, sum(${sql.raw(src.column)}) as v from games
-      where day = ${r.day} and time_ms >= ${r.from} and time_ms < ${r.to} ${src.where} group by player`.execute(db);
+    // The cut part's whole hours from ru_hour_user_t and raw games under an hour a side, or its raw
+    // games with a creator (common.ts cutDayParts). The list only bounds (its values within a few
+    // ulps of the random access's, which SLACK allows); the totals come from sortValues.
+    const g = await sql<{ player: string; v: unknown }>`select player, sum(${sql.raw(src.column)}) as v
+      from (${sql.join(cutDayParts(a, { creator: spec.creator }, r.day, r.from, r.to), sql` union all `)}) c group by player`.execute(db);
     const rows = g.rows.map((x) => ({ player: String(x.player), v: num(x.v) }));
     rows.sort((x, y) => y.v - x.v || (x.player < y.player ? -1 : x.player > y.player ? 1 : 0));
     let pos = 0;
