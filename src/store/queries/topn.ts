@@ -45,6 +45,16 @@ const ALLTIME_MIN_LISTS = 8;
 const SCAN_MAX_ROWS = 1_000_000;
 
 /**
+ * Most rows (the window's players × its parts, an upper bound of the rows its parts hold) for
+ * which topWindow ranks every player's window by USD profit with the `scan` method rather than the
+ * threshold algorithm: without the all-time bound, the threshold falls slowly over a window's
+ * ~20 lists and asks for the totals of hundreds of players, and the scan was 30–40 % faster for
+ * windows of 30 days or more at 1M games (docs/benchmarks.md "The profit leaderboard of a
+ * window"). Past it (every long window at 10M games: ~750,000 rows) the threshold algorithm runs.
+ */
+const PROFIT_SCAN_MAX_ROWS = 100_000;
+
+/**
  * A window of a leaderboard: its whole 32-day blocks, the whole 8-day segments and days at their
  * edges (migration 0026, common.ts segmentsOf), and its raw cut days.
  */
@@ -358,8 +368,9 @@ async function scanTop(db: Kysely<Database>, w: WindowParts, spec: TopSpec, dept
  *   stored edge days): thresholdTopN over the all-time leaderboard alone (allTimeVolumeList), whose values
  *   bound every unread player's window volume, with random access to the window's parts; given up
  *   past ALLTIME_BUDGET rows;
- * - `scan` (one creator's window): every row of the window's parts grouped per player by the
- *   database, which returns the page's players (scanTop), up to SCAN_MAX_ROWS rows;
+ * - `scan` (one creator's window, or every player's by USD profit when the window's players ×
+ *   parts is at most PROFIT_SCAN_MAX_ROWS): every row of the window's parts grouped per player by
+ *   the database, which returns the page's players (scanTop), up to SCAN_MAX_ROWS rows;
  * - `parts`: thresholdTopN with random access over the window's own lists: every whole 32-day
  *   block (ru_block_user, or ru_block_user_c with a creator), every whole 8-day segment at the
  *   blocks' edges (ru_seg_user / ru_seg_user_c) and every day left (ru_day_user / ru_day_user_c)
@@ -389,7 +400,9 @@ export async function topWindow(
   const keep = after === undefined ? undefined : (r: Ranked) => r.sk < after.sk || (r.sk === after.sk && r.player > after.player);
   const allTime = spec.sortBy === 'usd_volume' && (method === 'alltime' || (method === undefined && w.dayLists >= ALLTIME_MIN_LISTS));
   let top = allTime ? await thresholdTopN([allTimeVolumeList(db, spec)], lookup, depth, ALLTIME_BUDGET, undefined, keep) : undefined;
-  const scan = method === 'scan' || (method === undefined && spec.creator !== undefined);
+  const parts = w.blocks.length + w.segs.length + w.days.length + w.raw.length;
+  const profitScan = spec.sortBy === 'usd_profit' && total * parts <= PROFIT_SCAN_MAX_ROWS;
+  const scan = method === 'scan' || (method === undefined && (spec.creator !== undefined || profitScan));
   if (!top && scan) top = await scanTop(db, w, spec, depth, total, after);
   if (!top && (method === undefined || method === 'parts')) top = await thresholdTopN(await partLists(db, a, spec, w), lookup, depth, READ_BUDGET, undefined, keep);
   if (!top) return undefined;
