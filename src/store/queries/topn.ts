@@ -88,6 +88,9 @@ function source(spec: TopSpec) {
   } as const;
 }
 
+/** How many parts (lists of the day grain and cut days) a window reads: each holds at most one row per player. */
+const partCount = (w: WindowParts): number => w.blocks.length + w.segs.length + w.days.length + w.raw.length;
+
 /** The parts windowSource reads for an unfiltered window, or undefined when the window lies in one UTC day. */
 async function windowParts(db: Kysely<Database>, startTime: number | undefined, endTime: number | undefined): Promise<WindowParts | undefined> {
   const d = startTime === undefined ? -1 : dayOf(startTime);
@@ -345,8 +348,7 @@ async function scanTop(db: Kysely<Database>, w: WindowParts, spec: TopSpec, dept
   const union = sql.join(valueParts(w, spec, sql``, false), sql` union all `);
   // Each part holds at most one row per player of the window: when that bounds the rows under the
   // cap, the count is not needed.
-  const parts = w.blocks.length + w.segs.length + w.days.length + w.raw.length;
-  if (players * parts > SCAN_MAX_ROWS) {
+  if (players * partCount(w) > SCAN_MAX_ROWS) {
     const counted = await sql<{ n: unknown }>`select count(*) as n from (select 1 as one from (${union}) u limit ${SCAN_MAX_ROWS + 1}) c`.execute(db);
     if (num(counted.rows[0]?.n ?? 0) > SCAN_MAX_ROWS) return undefined;
   }
@@ -400,8 +402,7 @@ export async function topWindow(
   const keep = after === undefined ? undefined : (r: Ranked) => r.sk < after.sk || (r.sk === after.sk && r.player > after.player);
   const allTime = spec.sortBy === 'usd_volume' && (method === 'alltime' || (method === undefined && w.dayLists >= ALLTIME_MIN_LISTS));
   let top = allTime ? await thresholdTopN([allTimeVolumeList(db, spec)], lookup, depth, ALLTIME_BUDGET, undefined, keep) : undefined;
-  const parts = w.blocks.length + w.segs.length + w.days.length + w.raw.length;
-  const profitScan = spec.sortBy === 'usd_profit' && total * parts <= PROFIT_SCAN_MAX_ROWS;
+  const profitScan = spec.sortBy === 'usd_profit' && total * partCount(w) <= PROFIT_SCAN_MAX_ROWS;
   const scan = method === 'scan' || (method === undefined && (spec.creator !== undefined || profitScan));
   if (!top && scan) top = await scanTop(db, w, spec, depth, total, after);
   if (!top && (method === undefined || method === 'parts')) top = await thresholdTopN(await partLists(db, a, spec, w), lookup, depth, READ_BUDGET, undefined, keep);
