@@ -331,13 +331,14 @@ describe('query plans (SQLite)', () => {
       raw.close();
     }
   });
-  it("a window page's cut-day hours search ru_hour_user_t by (day, player), one search per player", () => {
-    // topn.ts randomAccess and house-edge.ts playersPage: the whole hours of a cut day for the
-    // page's players (docs/design.md §7 "Hours of the cut days"); a scan of the day's rows would
-    // read every player's hours.
-    const hourReads = [...recorded].filter(([sqlText]) => /\bfrom ru_hour_user_t where day = \? and player in\b/.test(sqlText));
+  it("a window page's and the top-N's random access's cut-day hours search ru_hour_user_t by (day, player), one search per player", () => {
+    // topn.ts randomAccess and sortValues, and house-edge.ts playersPage: the whole hours of a cut
+    // day for the page's or the candidates' players (docs/design.md §7 "Hours of the cut days"); a
+    // scan of the day's rows would read every player's hours.
+    const hourReads = [...recorded].filter(([sqlText]) => /\bfrom ru_hour_user_t where day = \?( and hour_ms >= \? and hour_ms < \?)? and player in\b/.test(sqlText));
     expect(hourReads.some(([sqlText]) => /^\s*select player, sum\(plays\)/i.test(sqlText))).toBe(true);
     expect(hourReads.some(([sqlText]) => /^\s*select player, token\b/i.test(sqlText))).toBe(true);
+    expect(hourReads.some(([sqlText]) => /\bselect player, usd_(wager|profit) as v\b/i.test(sqlText))).toBe(true);
     const raw = new BetterSqlite3(path, { readonly: true });
     try {
       for (const [sqlText, params] of hourReads) {

@@ -181,9 +181,11 @@ const ORDERED_SUM = orderedSum(sql.raw('v'));
 
 /**
  * Selects of (player, sort value `v`) over the window's parts for `spec`: its whole blocks, edge
- * days and the cut days' raw games (one row per player and cut day: its games' values added in
- * ascending order by the database, `sum(v order by v)`), each restricted by `and`
- * (` and player in …`, or nothing).
+ * segments and days, and its cut days: their whole hours (ru_hour_user_t rows) and the raw games
+ * of under an hour at each end (one row per player and range: its games' values added in
+ * ascending order by the database, `sum(v order by v)`), or with a creator the cut part's raw
+ * games alike; each restricted by `and` (` and player in …`, or nothing). The caller adds a
+ * player's rows by ORDERED_SUM, so every method totals the same rows the same way.
  * With `keySearch`, `plays` is read too, though unused: it is not in the lists' sort indexes
  * (block or day, value, player), so SQLite, which keeps no table statistics, searches the primary
  * key (block or day, player) once per player instead of scanning each block's or day's whole sort
@@ -198,13 +200,26 @@ function valueParts(w: WindowParts, spec: TopSpec, and: RawBuilder<unknown>, key
   if (w.blocks.length) parts.push(sql`select player, ${v} as v ${plays} from ${sql.raw(src.block)} where block in ${list(w.blocks)} ${src.where} ${and}`);
   if (w.segs.length) parts.push(sql`select player, ${v} as v ${plays} from ${sql.raw(src.seg)} where seg in ${list(w.segs)} ${src.where} ${and}`);
   if (w.days.length) parts.push(sql`select player, ${v} as v ${plays} from ${sql.raw(src.day)} where day in ${list(w.days)} ${src.where} ${and}`);
-  // A cut day's games: one value per player, added by the database in ascending order (the same
-  // rows give the same double whatever the plan or method; one row per player, not per game). The
-  // time range alone (no `day` term: no index holds it) keeps g_player_time (player, time_ms,
-  // usd_wager, usd_profit) covering for a list of players: no `games` page is read.
+  // A cut day's raw games: one value per player and range, added by the database in ascending
+  // order (the same rows give the same double whatever the plan or method; one row per player, not
+  // per game). The time range alone (no `day` term: no index holds it) keeps g_player_time
+  // (player, time_ms, usd_wager, usd_profit) covering for a list of players: no `games` page is read.
+  const rawRange = (from: number, to: number) =>
+    sql`select player, ${orderedSum(v)} as v ${keySearch ? sql`, 1 as plays` : sql``} from games
+      where time_ms >= ${from} and time_ms < ${to} ${src.where} ${and} group by player`;
   for (const r of w.raw) {
-    parts.push(sql`select player, ${orderedSum(v)} as v ${keySearch ? sql`, 1 as plays` : sql``} from games
-      where time_ms >= ${r.from} and time_ms < ${r.to} ${src.where} ${and} group by player`);
+    // With a creator (ru_hour_user_t has no such column), the cut part's raw games.
+    if (spec.creator !== undefined) {
+      parts.push(rawRange(r.from, r.to));
+      continue;
+    }
+    // Else its whole hours, one row per player, token and hour of ru_hour_user_t (migration 0027;
+    // a list of players searches its primary key (day, player)), and the raw games of under an
+    // hour at each end: a scan reads no day of `games` rows in time order (docs/design.md §7
+    // "Hours of the cut days").
+    const { hours, raw } = hourSpan(r.from, r.to);
+    if (hours) parts.push(sql`select player, ${v} as v ${plays} from ru_hour_user_t where day = ${r.day} and hour_ms >= ${hours[0]} and hour_ms < ${hours[1]} ${and}`);
+    for (const [from, to] of raw) parts.push(rawRange(from, to));
   }
   return parts;
 }
@@ -337,7 +352,7 @@ export type TopWindowMethod = 'scan' | 'alltime' | 'parts';
 
 /**
  * The `scan` method of topWindow: every row of the window's parts (whole blocks, edge segments and
- * days, the cut days' per-player sums) grouped per player by the database, each total by ORDERED_SUM as the
+ * days, the cut days' hour rows and raw-range sums: valueParts) grouped per player by the database, each total by ORDERED_SUM as the
  * random access takes it, and only the first `depth` players after the keyset position `after`
  * returned (sk desc, player asc). Exact, and for one creator's window cheaper than the rounds of
  * the threshold algorithm, each of which reads every list again for its new players. Returns
