@@ -45,16 +45,6 @@ const ALLTIME_MIN_LISTS = 8;
 const SCAN_MAX_ROWS = 1_000_000;
 
 /**
- * Most rows (the window's players × its parts, an upper bound of the rows its parts hold) for
- * which topWindow ranks every player's window by USD profit with the `scan` method rather than the
- * threshold algorithm: without the all-time bound, the threshold falls slowly over a window's
- * ~20 lists and asks for the totals of hundreds of players, and the scan was 30–40 % faster for
- * windows of 30 days or more at 1M games (docs/benchmarks.md "The profit leaderboard of a
- * window"). Past it (every long window at 10M games: ~750,000 rows) the threshold algorithm runs.
- */
-const PROFIT_SCAN_MAX_ROWS = 100_000;
-
-/**
  * A window of a leaderboard: its whole 32-day blocks, the whole 8-day segments and days at their
  * edges (migration 0026, common.ts segmentsOf), and its raw cut days.
  */
@@ -385,8 +375,9 @@ async function scanTop(db: Kysely<Database>, w: WindowParts, spec: TopSpec, dept
  *   stored edge days): thresholdTopN over the all-time leaderboard alone (allTimeVolumeList), whose values
  *   bound every unread player's window volume, with random access to the window's parts; given up
  *   past ALLTIME_BUDGET rows;
- * - `scan` (one creator's window, or every player's by USD profit when the window's players ×
- *   parts is at most PROFIT_SCAN_MAX_ROWS): every row of the window's parts grouped per player by
+ * - `scan` (one creator's window, or any window by USD profit, which has no all-time bound and
+ *   whose threshold over a window's lists falls slowly: the scan was 25–40 % faster at 1M games
+ *   and 30 % at 10M, docs/benchmarks.md): every row of the window's parts grouped per player by
  *   the database, which returns the page's players (scanTop), up to SCAN_MAX_ROWS rows;
  * - `parts`: thresholdTopN with random access over the window's own lists: every whole 32-day
  *   block (ru_block_user, or ru_block_user_c with a creator), every whole 8-day segment at the
@@ -417,8 +408,7 @@ export async function topWindow(
   const keep = after === undefined ? undefined : (r: Ranked) => r.sk < after.sk || (r.sk === after.sk && r.player > after.player);
   const allTime = spec.sortBy === 'usd_volume' && (method === 'alltime' || (method === undefined && w.dayLists >= ALLTIME_MIN_LISTS));
   let top = allTime ? await thresholdTopN([allTimeVolumeList(db, spec)], lookup, depth, ALLTIME_BUDGET, undefined, keep) : undefined;
-  const profitScan = spec.sortBy === 'usd_profit' && total * partCount(w) <= PROFIT_SCAN_MAX_ROWS;
-  const scan = method === 'scan' || (method === undefined && (spec.creator !== undefined || profitScan));
+  const scan = method === 'scan' || (method === undefined && (spec.creator !== undefined || spec.sortBy === 'usd_profit'));
   if (!top && scan) top = await scanTop(db, w, spec, depth, total, after);
   if (!top && (method === undefined || method === 'parts')) top = await thresholdTopN(await partLists(db, a, spec, w), lookup, depth, READ_BUDGET, undefined, keep);
   if (!top) return undefined;
