@@ -45,6 +45,21 @@ const ALLTIME_MIN_LISTS = 8;
 const SCAN_MAX_ROWS = 1_000_000;
 
 /**
+ * When topWindow ranks every player's window by USD profit with the `scan` method rather than the
+ * threshold algorithm (docs/benchmarks.md "The profit leaderboard at 10M"). USD profit has no
+ * all-time bound, so the threshold over a window's ~20 lists falls slowly and its reads grow with
+ * the depth, while the scan reads every part row once whatever the depth:
+ * - the window's players × its parts (an upper bound of its part rows) at most
+ *   PROFIT_SCAN_MAX_ROWS: every window at 1M games, where the scan was 25–40 % faster from 30 days
+ *   up at the default depth of 11;
+ * - or a depth above PROFIT_SCAN_MIN_DEPTH: at 10M games (up to ~800,000 part rows) the threshold
+ *   algorithm took 44 / 60 ms at p50 over medium / long windows at depth 11 against the scan's
+ *   79 / 133, 99 / 115 against 85 / 130 at depth 51, and 135 / 204 against 94 / 148 at depth 101.
+ */
+const PROFIT_SCAN_MAX_ROWS = 100_000;
+const PROFIT_SCAN_MIN_DEPTH = 50;
+
+/**
  * A window of a leaderboard: its whole 32-day blocks, the whole 8-day segments and days at their
  * edges (migration 0026, common.ts segmentsOf), and its raw cut days.
  */
@@ -375,10 +390,10 @@ async function scanTop(db: Kysely<Database>, w: WindowParts, spec: TopSpec, dept
  *   stored edge days): thresholdTopN over the all-time leaderboard alone (allTimeVolumeList), whose values
  *   bound every unread player's window volume, with random access to the window's parts; given up
  *   past ALLTIME_BUDGET rows;
- * - `scan` (one creator's window, or any window by USD profit, which has no all-time bound and
- *   whose threshold over a window's lists falls slowly: the scan was 25–40 % faster at 1M games
- *   and 30 % at 10M, docs/benchmarks.md): every row of the window's parts grouped per player by
- *   the database, which returns the page's players (scanTop), up to SCAN_MAX_ROWS rows;
+ * - `scan` (one creator's window, or every player's by USD profit when the window's players ×
+ *   parts is at most PROFIT_SCAN_MAX_ROWS or the depth is above PROFIT_SCAN_MIN_DEPTH): every row
+ *   of the window's parts grouped per player by the database, which returns the page's players
+ *   (scanTop), up to SCAN_MAX_ROWS rows;
  * - `parts`: thresholdTopN with random access over the window's own lists: every whole 32-day
  *   block (ru_block_user, or ru_block_user_c with a creator), every whole 8-day segment at the
  *   blocks' edges (ru_seg_user / ru_seg_user_c) and every day left (ru_day_user / ru_day_user_c)
@@ -408,7 +423,8 @@ export async function topWindow(
   const keep = after === undefined ? undefined : (r: Ranked) => r.sk < after.sk || (r.sk === after.sk && r.player > after.player);
   const allTime = spec.sortBy === 'usd_volume' && (method === 'alltime' || (method === undefined && w.dayLists >= ALLTIME_MIN_LISTS));
   let top = allTime ? await thresholdTopN([allTimeVolumeList(db, spec)], lookup, depth, ALLTIME_BUDGET, undefined, keep) : undefined;
-  const scan = method === 'scan' || (method === undefined && (spec.creator !== undefined || spec.sortBy === 'usd_profit'));
+  const profitScan = spec.sortBy === 'usd_profit' && (total * partCount(w) <= PROFIT_SCAN_MAX_ROWS || depth > PROFIT_SCAN_MIN_DEPTH);
+  const scan = method === 'scan' || (method === undefined && (spec.creator !== undefined || profitScan));
   if (!top && scan) top = await scanTop(db, w, spec, depth, total, after);
   if (!top && (method === undefined || method === 'parts')) top = await thresholdTopN(await partLists(db, a, spec, w), lookup, depth, READ_BUDGET, undefined, keep);
   if (!top) return undefined;
