@@ -28,13 +28,11 @@ export async function stats(db: Kysely<Database>, a: DialectAdapter, q: StatsQue
     const src = q.creator === undefined ? ({ day: 'ru_day', hour: 'ru_hour', filter: f } as const) : ({ day: 'ru_day_c', hour: 'ru_hour_c', filter: f } as const);
     const [sums] = await rangeSums(db, a, src, [{ from, to: q.endTime }], ['plays', 'usd_wager', 'usd_creator_fee', 'usd_net']);
     const g = sums!.get('') ?? {};
-    // Every creator by name (ru_ctp is small): does it have a game in the window?
-    const creators = await sql<{ n: unknown }>`select count(*) as n from (select distinct creator from ru_ctp where 1=1 ${cf}) c
-      where exists (select 1 from games where games.creator = c.creator and time_ms >= ${from} and time_ms < ${q.endTime})`.execute(db);
+    const creators = await windowCreators(db, a, from, q.endTime, q.creator);
     const first = await sql<{ t: unknown }>`select time_ms as t from games where time_ms >= ${from} and time_ms < ${q.endTime} ${cf} order by time_ms asc limit 1`.execute(db);
     const group = q.creator ?? ALL_CREATORS;
     const players = (await windowPlayers(db, [group], from, q.endTime)).get(group);
-    row = { plays: g.plays, usd_volume: g.usd_wager, revenue: g.usd_creator_fee, net: g.usd_net, creators: creators.rows[0]?.n, players, first_ms: first.rows[0]?.t };
+    row = { plays: g.plays, usd_volume: g.usd_wager, revenue: g.usd_creator_fee, net: g.usd_net, creators, players, first_ms: first.rows[0]?.t };
   } else if (q.startTime === undefined) {
     // All-time: sums from the small ru_ctp rollup, player count from per-player rollups.
     const sums = await sql<Record<string, unknown>>`select sum(plays) as plays, sum(usd_wager) as usd_volume,
@@ -72,4 +70,23 @@ export async function stats(db: Kysely<Database>, a: DialectAdapter, q: StatsQue
     active_players: num(active.rows[0]?.n),
     first_bet_time: num(row?.first_ms),
   };
+}
+
+/**
+ * Creators (all, or only `creator`) with a game in [from, to) (Unix ms). SQLite: every creator by
+ * name (ru_ctp is small) searched in the (creator, time_ms) index `g_creator_time`, one search
+ * each (0.04–0.2 ms at 1M games). PostgreSQL plans that probe through `g_time` (time_ms, creator,
+ * player) instead, scanning the whole window for a creator without a game in it (12–39 ms at 1M,
+ * docs/benchmarks.md "PostgreSQL at 1M"), so there the creators are the groups with plays of the
+ * window's per-creator rollup sums (series.ts rangeSums over ru_day_c / ru_hour_c), as `/platforms`
+ * reads them.
+ */
+async function windowCreators(db: Kysely<Database>, a: DialectAdapter, from: number, to: number, creator: string | undefined): Promise<number> {
+  if (a.kind === 'sqlite') {
+    const r = await sql<{ n: unknown }>`select count(*) as n from (select distinct creator from ru_ctp where 1=1 ${filterSql({ creator })}) c
+      where exists (select 1 from games where games.creator = c.creator and time_ms >= ${from} and time_ms < ${to})`.execute(db);
+    return num(r.rows[0]?.n);
+  }
+  const [groups] = await rangeSums(db, a, { day: 'ru_day_c', hour: 'ru_hour_c', filter: { creator }, byCreator: true }, [{ from, to }], ['plays']);
+  return [...groups!.values()].filter((g) => num(g.plays) > 0).length;
 }
