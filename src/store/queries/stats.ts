@@ -77,7 +77,7 @@ export async function stats(db: Kysely<Database>, a: DialectAdapter, q: StatsQue
  * name (ru_ctp is small) searched in the (creator, time_ms) index `g_creator_time`, one search
  * each (0.04–0.2 ms at 1M games). PostgreSQL plans that probe through `g_time` (time_ms, creator,
  * player) instead, scanning the whole window for a creator without a game in it (12–39 ms at 1M,
- * docs/benchmarks.md "PostgreSQL at 1M"), so there the creators are the groups with plays of the
+ * docs/benchmarks.md "PostgreSQL at 1M beside SQLite"), so there the creators are the groups with plays of the
  * window's per-creator rollup sums (series.ts rangeSums over ru_day_c / ru_hour_c), as `/platforms`
  * reads them.
  */
