@@ -20,7 +20,7 @@ export async function stats(db: Kysely<Database>, a: DialectAdapter, q: StatsQue
     // A closed window [startTime, endTime): the last-play shortcut below does not hold (a player's
     // last play may lie after the end), so the sums come from the window's rollup days, hours and
     // quarter hours (queries/series.ts: ru_day / ru_hour, or the creator's ru_day_c / ru_hour_c),
-    // the creators from one search per creator of the (creator, time_ms) index, first_bet_time
+    // the creators from windowCreators (below; by engine), first_bet_time
     // from one search of the time index, players from the previous-active-day counts
     // (window-players.ts).
     const from = q.startTime ?? 0;
