@@ -20,7 +20,7 @@ export async function stats(db: Kysely<Database>, a: DialectAdapter, q: StatsQue
     // A closed window [startTime, endTime): the last-play shortcut below does not hold (a player's
     // last play may lie after the end), so the sums come from the window's rollup days, hours and
     // quarter hours (queries/series.ts: ru_day / ru_hour, or the creator's ru_day_c / ru_hour_c),
-    // the creators from windowCreators (below; by engine), first_bet_time
+    // the creators from those sums (one creator) or windowCreators (below), first_bet_time
     // from one search of the time index, players from the previous-active-day counts
     // (window-players.ts).
     const from = q.startTime ?? 0;
@@ -28,7 +28,8 @@ export async function stats(db: Kysely<Database>, a: DialectAdapter, q: StatsQue
     const src = q.creator === undefined ? ({ day: 'ru_day', hour: 'ru_hour', filter: f } as const) : ({ day: 'ru_day_c', hour: 'ru_hour_c', filter: f } as const);
     const [sums] = await rangeSums(db, a, src, [{ from, to: q.endTime }], ['plays', 'usd_wager', 'usd_creator_fee', 'usd_net']);
     const g = sums!.get('') ?? {};
-    const creators = await windowCreators(db, a, from, q.endTime, q.creator);
+    // One creator is in the window iff its sums above count a game; every creator: windowCreators.
+    const creators = q.creator !== undefined ? (num(g.plays) > 0 ? 1 : 0) : await windowCreators(db, a, from, q.endTime);
     const first = await sql<{ t: unknown }>`select time_ms as t from games where time_ms >= ${from} and time_ms < ${q.endTime} ${cf} order by time_ms asc limit 1`.execute(db);
     const group = q.creator ?? ALL_CREATORS;
     const players = (await windowPlayers(db, [group], from, q.endTime)).get(group);
@@ -73,7 +74,7 @@ export async function stats(db: Kysely<Database>, a: DialectAdapter, q: StatsQue
 }
 
 /**
- * Creators (all, or only `creator`) with a game in [from, to) (Unix ms). SQLite: every creator by
+ * How many creators have a game in [from, to) (Unix ms). SQLite: every creator by
  * name (ru_ctp is small) searched in the (creator, time_ms) index `g_creator_time`, one search
  * each (0.04–0.2 ms at 1M games). PostgreSQL plans that probe through `g_time` (time_ms, creator,
  * player) instead, scanning the whole window for a creator without a game in it (12–39 ms at 1M,
@@ -81,12 +82,12 @@ export async function stats(db: Kysely<Database>, a: DialectAdapter, q: StatsQue
  * window's per-creator rollup sums (series.ts rangeSums over ru_day_c / ru_hour_c), as `/platforms`
  * reads them.
  */
-async function windowCreators(db: Kysely<Database>, a: DialectAdapter, from: number, to: number, creator: string | undefined): Promise<number> {
+async function windowCreators(db: Kysely<Database>, a: DialectAdapter, from: number, to: number): Promise<number> {
   if (a.kind === 'sqlite') {
-    const r = await sql<{ n: unknown }>`select count(*) as n from (select distinct creator from ru_ctp where 1=1 ${filterSql({ creator })}) c
+    const r = await sql<{ n: unknown }>`select count(*) as n from (select distinct creator from ru_ctp) c
       where exists (select 1 from games where games.creator = c.creator and time_ms >= ${from} and time_ms < ${to})`.execute(db);
     return num(r.rows[0]?.n);
   }
-  const [groups] = await rangeSums(db, a, { day: 'ru_day_c', hour: 'ru_hour_c', filter: { creator }, byCreator: true }, [{ from, to }], ['plays']);
+  const [groups] = await rangeSums(db, a, { day: 'ru_day_c', hour: 'ru_hour_c', filter: {}, byCreator: true }, [{ from, to }], ['plays']);
   return [...groups!.values()].filter((g) => num(g.plays) > 0).length;
 }
