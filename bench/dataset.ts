@@ -161,9 +161,13 @@ export async function prepareDataset(o: DatasetOptions): Promise<Dataset> {
     writeFileSync(metaPath, JSON.stringify(meta, null, 2));
     return { meta, store: { kind: 'sqlite', path }, sizeBytes: sqliteSize(path), reused: false, dispose: async () => undefined };
   }
-  // PostgreSQL: table statistics, as autovacuum's analyze would gather them on a server that ran
-  // this history (the planner's row estimates; without them it misjudges per-player ranges).
-  for (const r of await pgQuery(o.pgUrl!, 'select tablename from pg_tables where schemaname = $1', [schema])) await pgQuery(o.pgUrl!, `analyze "${schema}"."${String(r.tablename)}"`);
+  // PostgreSQL: table statistics and the visibility map, as autovacuum leaves them on a server
+  // that ran this history: the statistics are the planner's row estimates (without them it
+  // misjudges per-player ranges); the visibility map lets it answer from an index alone (an
+  // index-only scan), which it otherwise costs as a heap fetch per row and trades for a scan of
+  // the table. Done here because a server may run with autovacuum off, as this machine's does
+  // (docs/deployment.md "Vacuum"; docs/benchmarks.md "PostgreSQL after a vacuum").
+  for (const r of await pgQuery(o.pgUrl!, 'select tablename from pg_tables where schemaname = $1', [schema])) await pgQuery(o.pgUrl!, `vacuum (analyze) "${schema}"."${String(r.tablename)}"`);
   // PostgreSQL: the API server reaches the schema through search_path in the URL's options.
   const url = new URL(o.pgUrl!);
   url.searchParams.set('options', `-c search_path=${schema}`);
