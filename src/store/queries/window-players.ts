@@ -43,8 +43,13 @@ export async function windowPlayers(db: Kysely<Database>, creators: readonly str
   } else {
     const parts = [sql`select creator, count(*) as n from ru_active_day where ${inCreators} and day = ${d} and last_ms >= ${start} and (next_day is null or next_day >= ${e}) group by creator`];
     if (end > e * MS_PER_DAY) {
+      // `s.last_ms + 0`: the probe is one key search of the primary key (creator, player, day).
+      // PostgreSQL, whose statistics call a `last_ms` range selective, otherwise searched
+      // ru_active_day_tail (creator, day, last_ms) and read ~400 entries of the day per probe
+      // (/stats over a closed window at 1M games: 5.8 → 0.8 ms for this statement). SQLite takes the
+      // primary key either way.
       parts.push(sql`select creator, count(*) as n from ru_active_day b where ${inCreators} and day = ${e} and first_ms < ${end}
-        and (prev_day < ${d} or (prev_day = ${d} and not exists (select 1 from ru_active_day s where s.creator = b.creator and s.player = b.player and s.day = ${d} and s.last_ms >= ${start})))
+        and (prev_day < ${d} or (prev_day = ${d} and not exists (select 1 from ru_active_day s where s.creator = b.creator and s.player = b.player and s.day = ${d} and s.last_ms + 0 >= ${start})))
         group by creator`);
     }
     edges = sql.join(parts, sql` union all `);
