@@ -250,9 +250,9 @@ function addValues(into: RangeSums, columns: readonly RangeColumn[], merges: rea
  * the select's columns. The bounds go as two array parameters, unnested and joined laterally to
  * the range sum, so the statement has one plan whatever the number of ranges. SQLite takes a
  * `union all` of one range sum per piece instead (its text one of a few, kept in the statement
- * cache); PostgreSQL plans each arm of such a union anew, about 2 ms for 32 arms of `ru_hour_c`
- * at 1M games, against 0.2 ms for the lateral join (docs/benchmarks.md "PostgreSQL after a
- * vacuum").
+ * cache); PostgreSQL plans each arm of such a union anew: for 32 pieces of `ru_hour_c` at 1M
+ * games, 2.0 ms of planning and 7.3 ms a statement in all, against 0.2 and 1.6 ms for the lateral
+ * join (docs/benchmarks.md "PostgreSQL after a vacuum").
  */
 async function lateralSums(db: Kysely<Database>, ranges: readonly { lo: number; hi: number }[], sum: RawBuilder<unknown>): Promise<Record<string, unknown>[]> {
   const res = await sql<Record<string, unknown>>`select p.piece - 1 as piece, s.*
@@ -403,17 +403,20 @@ async function sumsOf(
     : isPoolSum(c) ? sql`sum(${poolSumOfRow(a, c)}) as ${sql.raw(c)}`
     : sql`sum(${sql.raw(GAME_SUM_OF_ROW[c])}) as ${sql.raw(c)}`;
   const rawAgg = sql.join(cols.map(ofRow));
-  if (a.kind === 'postgres' && raw.length > 0) {
-    const sums = await lateralSums(db, raw, sql`select ${group} as g, ${rawAgg} from games where time_ms >= p.lo and time_ms < p.hi ${f} group by g`);
-    for (const r of sums) add(r, [raw[num(r.piece)]!]);
-  }
-  for (let i = 0; a.kind === 'sqlite' && i < raw.length; i += SLICES_PER_STATEMENT) {
-    const chunk = raw.slice(i, i + SLICES_PER_STATEMENT);
-    const parts = chunk.map(
-      (p, j) => sql`select ${sql.lit(j)} as slice, ${group} as g, ${rawAgg} from games where time_ms >= ${p.lo} and time_ms < ${p.hi} ${f} group by g`,
-    );
-    const res = await sql<Record<string, unknown>>`${sql.join(parts, sql` union all `)}`.execute(db);
-    for (const r of res.rows) add(r, [chunk[num(r.slice)]!]);
+  if (a.kind === 'postgres') {
+    if (raw.length > 0) {
+      const sums = await lateralSums(db, raw, sql`select ${group} as g, ${rawAgg} from games where time_ms >= p.lo and time_ms < p.hi ${f} group by g`);
+      for (const r of sums) add(r, [raw[num(r.piece)]!]);
+    }
+  } else {
+    for (let i = 0; i < raw.length; i += SLICES_PER_STATEMENT) {
+      const chunk = raw.slice(i, i + SLICES_PER_STATEMENT);
+      const parts = chunk.map(
+        (p, j) => sql`select ${sql.lit(j)} as slice, ${group} as g, ${rawAgg} from games where time_ms >= ${p.lo} and time_ms < ${p.hi} ${f} group by g`,
+      );
+      const res = await sql<Record<string, unknown>>`${sql.join(parts, sql` union all `)}`.execute(db);
+      for (const r of res.rows) add(r, [chunk[num(r.slice)]!]);
+    }
   }
   // A group whose subtracted parts held all its games in a range has no game there; a range
   // where a group's USD sum is small next to what was subtracted from it is read again.
