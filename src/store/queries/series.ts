@@ -245,23 +245,50 @@ function addValues(into: RangeSums, columns: readonly RangeColumn[], merges: rea
 }
 
 /**
- * PostgreSQL: `sum` (a select of `g` and sums over the rows of one range, written against `p.lo`
- * and `p.hi`) for each of `ranges` in one statement, as rows of `piece` (the range's index) and
- * the select's columns. The bounds go as two array parameters, unnested and joined laterally to
- * the range sum, so the statement has one plan whatever the number of ranges. SQLite takes a
- * `union all` of one range sum per piece instead (its text one of a few, kept in the statement
- * cache); PostgreSQL plans each arm of such a union anew: for 32 pieces of `ru_hour_c` at 1M
- * games, 2.0 ms of planning and 7.3 ms a statement in all, against 0.2 and 1.6 ms for the lateral
- * join (docs/benchmarks.md "PostgreSQL after a vacuum").
+ * The sums of each of `ranges` [lo, hi), as rows of `piece` (the range's index in `ranges`) and the
+ * columns of `sum(lo, hi)`: a select of `g` and sums over the rows of one range.
+ * - SQLite: a `union all` of one range sum per range, `perStatement` to a statement, with the
+ *   bounds bound as values. With `pad`, a statement is padded to the next power of two by
+ *   repeating its last range (the extra rows are dropped), so its text is one of a few and stays
+ *   in the statement cache.
+ * - PostgreSQL plans each arm of such a union anew: for 32 ranges of `ru_hour_c` at 1M games, 2.0
+ *   ms of planning and 7.3 ms a statement in all. There the bounds go as two array parameters,
+ *   unnested and joined laterally to one range sum (`sum(p.lo, p.hi)`), in one statement for all
+ *   ranges with one plan: 0.2 ms of planning and 1.6 ms for the same 32 (docs/benchmarks.md
+ *   "PostgreSQL after a vacuum").
  */
-async function lateralSums(db: Kysely<Database>, ranges: readonly { lo: number; hi: number }[], sum: RawBuilder<unknown>): Promise<Record<string, unknown>[]> {
-  const res = await sql<Record<string, unknown>>`select p.piece - 1 as piece, s.*
-    from unnest(${ranges.map((r) => r.lo)}::bigint[], ${ranges.map((r) => r.hi)}::bigint[]) with ordinality as p(lo, hi, piece)
-    cross join lateral (${sum}) s`.execute(db);
-  return res.rows;
+async function sumsPerRange(
+  db: Kysely<Database>,
+  a: DialectAdapter,
+  ranges: readonly { lo: number; hi: number }[],
+  sum: (lo: RawBuilder<unknown>, hi: RawBuilder<unknown>) => RawBuilder<unknown>,
+  o: { perStatement: number; pad: boolean },
+): Promise<{ piece: number; row: Record<string, unknown> }[]> {
+  if (ranges.length === 0) return [];
+  if (a.kind === 'postgres') {
+    const res = await sql<Record<string, unknown>>`select p.piece - 1 as piece, s.*
+      from unnest(${ranges.map((r) => r.lo)}::bigint[], ${ranges.map((r) => r.hi)}::bigint[]) with ordinality as p(lo, hi, piece)
+      cross join lateral (${sum(sql`p.lo`, sql`p.hi`)}) s`.execute(db);
+    return res.rows.map((row) => ({ piece: num(row.piece), row }));
+  }
+  const out: { piece: number; row: Record<string, unknown> }[] = [];
+  for (let i = 0; i < ranges.length; i += o.perStatement) {
+    const chunk = ranges.slice(i, i + o.perStatement);
+    const n = o.pad ? 2 ** Math.ceil(Math.log2(chunk.length)) : chunk.length;
+    const parts = Array.from({ length: n }, (_, j) => {
+      const r = chunk[Math.min(j, chunk.length - 1)]!;
+      return sql`select ${sql.lit(j)} as piece, s.* from (${sum(sql`${r.lo}`, sql`${r.hi}`)}) s`;
+    });
+    const res = await sql<Record<string, unknown>>`${sql.join(parts, sql` union all `)}`.execute(db);
+    for (const row of res.rows) {
+      const j = num(row.piece);
+      if (j < chunk.length) out.push({ piece: i + j, row });
+    }
+  }
+  return out;
 }
 
-/** Raw rows aggregated per slice in SQL (SQLite); at most this many slices per statement. */
+/** Raw rows aggregated per slice in SQL; at most this many slices per statement on SQLite (sumsPerRange). */
 const SLICES_PER_STATEMENT = 64;
 
 /**
@@ -376,26 +403,11 @@ async function sumsOf(
       d.where.push({ range: p.range, sign: p.sign });
     }
     const list = [...distinct.values()];
-    if (a.kind === 'postgres') {
-      if (list.length === 0) continue;
-      const sums = await lateralSums(db, list, sql`select ${group} as g, ${agg} from ${sql.raw(table)} where ${k} >= p.lo and ${k} < p.hi ${f} group by g`);
-      for (const r of sums) add(r, list[num(r.piece)]!.where);
-      continue;
-    }
-    for (let i = 0; i < list.length; i += PIECES_PER_STATEMENT) {
-      const chunk = list.slice(i, i + PIECES_PER_STATEMENT);
-      // Padded to the next power of two: a handful of statement texts, at most twice the pieces read.
-      const padded = 2 ** Math.ceil(Math.log2(chunk.length));
-      const parts = Array.from({ length: padded }, (_, j) => {
-        const p = chunk[Math.min(j, chunk.length - 1)]!;
-        return sql`select ${sql.lit(j)} as piece, ${group} as g, ${agg} from ${sql.raw(table)} where ${k} >= ${p.lo} and ${k} < ${p.hi} ${f} group by g`;
-      });
-      const res = await sql<Record<string, unknown>>`${sql.join(parts, sql` union all `)}`.execute(db);
-      for (const r of res.rows) {
-        const j = num(r.piece);
-        if (j < chunk.length) add(r, chunk[j]!.where);
-      }
-    }
+    const sums = await sumsPerRange(db, a, list, (lo, hi) => sql`select ${group} as g, ${agg} from ${sql.raw(table)} where ${k} >= ${lo} and ${k} < ${hi} ${f} group by g`, {
+      perStatement: PIECES_PER_STATEMENT,
+      pad: true,
+    });
+    for (const { piece, row } of sums) add(row, list[piece]!.where);
   }
   // Sub-quarter slices: raw games on a time index ((creator|pool|…, time_ms) or (time_ms)), aggregated per slice.
   const ofRow = (c: RangeColumn): RawBuilder<unknown> =>
@@ -403,21 +415,11 @@ async function sumsOf(
     : isPoolSum(c) ? sql`sum(${poolSumOfRow(a, c)}) as ${sql.raw(c)}`
     : sql`sum(${sql.raw(GAME_SUM_OF_ROW[c])}) as ${sql.raw(c)}`;
   const rawAgg = sql.join(cols.map(ofRow));
-  if (a.kind === 'postgres') {
-    if (raw.length > 0) {
-      const sums = await lateralSums(db, raw, sql`select ${group} as g, ${rawAgg} from games where time_ms >= p.lo and time_ms < p.hi ${f} group by g`);
-      for (const r of sums) add(r, [raw[num(r.piece)]!]);
-    }
-  } else {
-    for (let i = 0; i < raw.length; i += SLICES_PER_STATEMENT) {
-      const chunk = raw.slice(i, i + SLICES_PER_STATEMENT);
-      const parts = chunk.map(
-        (p, j) => sql`select ${sql.lit(j)} as slice, ${group} as g, ${rawAgg} from games where time_ms >= ${p.lo} and time_ms < ${p.hi} ${f} group by g`,
-      );
-      const res = await sql<Record<string, unknown>>`${sql.join(parts, sql` union all `)}`.execute(db);
-      for (const r of res.rows) add(r, [chunk[num(r.slice)]!]);
-    }
-  }
+  const slices = await sumsPerRange(db, a, raw, (lo, hi) => sql`select ${group} as g, ${rawAgg} from games where time_ms >= ${lo} and time_ms < ${hi} ${f} group by g`, {
+    perStatement: SLICES_PER_STATEMENT,
+    pad: false,
+  });
+  for (const { piece, row } of slices) add(row, [raw[piece]!]);
   // A group whose subtracted parts held all its games in a range has no game there; a range
   // where a group's USD sum is small next to what was subtracted from it is read again.
   const again: number[] = [];
