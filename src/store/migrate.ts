@@ -27,6 +27,7 @@ import { migration0024 } from './migrations/0024_closed_window_counts.js';
 import { migration0025 } from './migrations/0025_clustered_rollups.js';
 import { migration0026 } from './migrations/0026_segment_rollups.js';
 import { migration0027 } from './migrations/0027_hour_user_rollups.js';
+import { migration0028 } from './migrations/0028_fairness_blocks.js';
 
 /** Ordered, append-only list of migrations; names sort in application order. */
 function migrationsFor(a: DialectAdapter): Record<string, Migration> {
@@ -57,6 +58,7 @@ function migrationsFor(a: DialectAdapter): Record<string, Migration> {
     '0025_clustered_rollups': migration0025(a),
     '0026_segment_rollups': migration0026(a),
     '0027_hour_user_rollups': migration0027(a),
+    '0028_fairness_blocks': migration0028(a),
   };
 }
 

@@ -92,6 +92,11 @@ export interface FairDayGroupTable extends FairTable {
   day: number;
 }
 
+/** `ru_fair_bg` (migration 0028): ru_fair_dg per 32-day block (day / 32): games per block × creator × token × pool × fairness × rule. */
+export interface FairBlockGroupTable extends FairTable {
+  block: number;
+}
+
 /** `ru_fair_hg` (migration 0023): ru_fair_dg per UTC hour: games per hour × creator × token × pool × fairness × rule. */
 export interface FairHourGroupTable extends FairTable {
   hour_ms: Int;
@@ -552,6 +557,7 @@ export interface Database {
   games: GamesTable;
   ru_fair_day: FairDayTable;
   ru_fair_dg: FairDayGroupTable;
+  ru_fair_bg: FairBlockGroupTable;
   ru_fair_user: FairUserTable;
   ru_fair_hg: FairHourGroupTable;
   ru_fair: FairTable;

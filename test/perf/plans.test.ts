@@ -25,7 +25,7 @@ import { loadFixture } from '../helpers/contract-world.js';
 import { generateFixture, type Fixture } from '../helpers/fixture.js';
 
 /** Tables whose size grows with history (games, players, days); ru_ctp / sync_state / pools stay small. */
-const BIG: string[] = ['games', 'pool_changes', 'signatures', ...ROLLUP_TABLES.filter((t) => t !== 'ru_ctp'), 'ru_pool_hour', 'ru_fair_day', 'ru_fair_dg', 'ru_active_day', 'ru_return_day', 'ru_return_block', 'prices'];
+const BIG: string[] = ['games', 'pool_changes', 'signatures', ...ROLLUP_TABLES.filter((t) => t !== 'ru_ctp'), 'ru_pool_hour', 'ru_fair_day', 'ru_fair_dg', 'ru_fair_bg', 'ru_active_day', 'ru_return_day', 'ru_return_block', 'prices'];
 /** All-time per-player rollups: a leaderboard over one of them reads limit + offset index entries, never sorts (migration 0004). */
 const PLAYER_ROLLUP = new RegExp(`\\bfrom (${PLAYER_ROLLUP_TABLES.join('|')})\\b[^()]*\\border by\\b`, 'i');
 /** The pool list reads limit + 1 entries of a sort index of ru_pool (migration 0006), never sorts. */

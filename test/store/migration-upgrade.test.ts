@@ -79,12 +79,12 @@ describe.each(testDialects())('migrations from zero (%s)', (dialect) => {
       // Migration 0011 cannot run the fairness audit's HMAC in SQL: it counts every earlier game
       // as unverifiable / not_audited, and the rebuild below audits them (docs/design.md §14).
       const games = f.events.filter((e) => e.name === 'GameSettled').length;
-      for (const t of ['ru_fair_day', 'ru_fair_dg', 'ru_fair_hg', 'ru_fair_user', 'ru_fair'] as const) {
+      for (const t of ['ru_fair_day', 'ru_fair_dg', 'ru_fair_bg', 'ru_fair_hg', 'ru_fair_user', 'ru_fair'] as const) {
         const rows = filled.get(t)!;
         expect(rows.every((r) => r.fairness === 'unverifiable' && r.rule === 'not_audited'), t).toBe(true);
         expect(rows.reduce((n, r) => n + Number(r.games), 0), t).toBe(games);
       }
-      const unaudited = ['ru_fair_day', 'ru_fair_dg', 'ru_fair_hg', 'ru_fair_user', 'ru_fair'].map((t) => [t, []] as [DerivedTable, Row[]]);
+      const unaudited = ['ru_fair_day', 'ru_fair_dg', 'ru_fair_bg', 'ru_fair_hg', 'ru_fair_user', 'ru_fair'].map((t) => [t, []] as [DerivedTable, Row[]]);
       expectSameDerived(new Map([...filled, ...unaudited]), new Map([...incremental, ...unaudited]), 'migrated from raw');
       // Migration 0012 fills each processed signature's UTC day and kind (0 no event, 1 events, 2 failed) as the write path records them.
       const w = kyselyOn(written);

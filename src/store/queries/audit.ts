@@ -1,7 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../schema.js';
 import type { FairnessAuditQuery, FairnessAuditResult, FairnessCounts, FairnessViolation, KeyValue } from '../types.js';
-import { filterSql, hourSpan, num } from './common.js';
+import { dayAndBlockParts, filterSql, hourSpan, newestDay, num } from './common.js';
 import { positionValues } from './keyset.js';
 
 const DAY_MS = 86_400_000;
@@ -34,21 +34,21 @@ function addTo(c: FairnessCounts, fairness: string, rule: string, n: number): vo
   }
 }
 
-/** Whether ru_fair_dg holds fewer days before `day` than from `day` on (two seeks on its primary key). */
-async function olderDaysAreFewer(db: Kysely<Database>, day: number): Promise<boolean> {
-  const r = await sql<{ lo: unknown; hi: unknown }>`select (select min(day) from ru_fair_dg) as lo, (select max(day) from ru_fair_dg) as hi`.execute(db);
-  const lo = r.rows[0]?.lo;
-  const hi = r.rows[0]?.hi;
-  if (lo === null || lo === undefined || hi === null || hi === undefined) return false;
-  return day - num(lo) < num(hi) - day + 1;
+/** Whether fewer stored days lie before `day` than from it to `lastDay` (the newest stored day; one seek on ru_fair_dg's key for the oldest). */
+async function olderDaysAreFewer(db: Kysely<Database>, day: number, lastDay: number): Promise<boolean> {
+  const lo = (await sql<{ lo: unknown }>`select min(day) as lo from ru_fair_dg`.execute(db)).rows[0]?.lo;
+  if (lo === null || lo === undefined) return false;
+  return day - num(lo) < lastDay - day + 1;
 }
 
 /**
  * GET /audit/fairness (docs/design.md "Fairness audit"): game counts per verdict (overall, and per
  * creator, pool or player with `groupBy`) and one keyset page of violations, newest first.
- * Counts read ru_fair all time without a player and ru_fair_user with one (migration 0021), else for the window's whole UTC days ru_fair_dg
- * without a player (a few rows a day) or ru_fair_day with one (by day, or by player: index
- * rfd_player), and for the cut first and last days the raw games (time index), or without a
+ * Counts read ru_fair all time without a player and ru_fair_user with one (migration 0021), else for the window's whole UTC days,
+ * without a player, its whole 32-day blocks from ru_fair_bg and the days at their edges from
+ * ru_fair_dg (migrations 0028 and 0015, common.ts dayAndBlockParts; a window open towards now that
+ * holds most stored days as ru_fair minus the blocks and days before it), or with one ru_fair_day
+ * (by day, or by player: index rfd_player), and for the cut first and last days the raw games (time index), or without a
  * player their whole hours from ru_fair_hg (migration 0023) and the raw games of under an hour at each end; `groupBy` player needs `startTime` or `player` (the API checks it); violations read the partial index g_violation, or with a player, creator, pool or token filter that filter's partial index of violations (gv_player, gv_creator, gv_pool, gv_token; migration 0021). Times are Unix ms,
  * `startTime` inclusive, `endTime` exclusive. Throws AppError INVALID_KEYSET when `after` does not
  * match the listing's key.
@@ -88,23 +88,31 @@ export async function fairnessAudit(db: Kysely<Database>, q: FairnessAuditQuery)
       where 1=1 ${f} group by ${by}fairness, rule`.execute(db);
     take(rows.rows);
   } else {
-    const dayWhere: RawBuilder<unknown>[] = [];
-    if (d0 !== null) dayWhere.push(sql`and day >= ${d0}`);
-    if (d1 !== null) dayWhere.push(sql`and day < ${d1}`);
-    // Without a player, the day table without players (migration 0015): its rows do not grow with the players.
-    const noPlayer = q.player === undefined && q.groupBy !== 'player';
-    const table = sql.raw(noPlayer ? 'ru_fair_dg' : 'ru_fair_day');
-    // A window open towards now that holds most stored days: all time (ru_fair) minus the days
-    // before it, in one statement (one snapshot), so the fewer days are read.
-    const complement = noPlayer && d0 !== null && d1 === null && (await olderDaysAreFewer(db, d0));
-    const rows = complement
-      ? await sql<{ k?: unknown; fairness: unknown; rule: unknown; n: unknown }>`select ${byK}fairness, rule, sum(n) as n from (
-          select ${sel}fairness, rule, games as n from ru_fair where 1=1 ${f}
-          union all select ${sel}fairness, rule, -games as n from ru_fair_dg where day < ${d0} ${f}
-        ) w group by ${byK}fairness, rule having sum(n) <> 0`.execute(db)
-      : await sql<{ k?: unknown; fairness: unknown; rule: unknown; n: unknown }>`select ${sel}fairness, rule, sum(games) as n from ${table}
-      where 1=1 ${sql.join(dayWhere.length ? dayWhere : [sql``], sql` `)} ${f} group by ${by}fairness, rule`.execute(db);
-    take(rows.rows);
+    type CountRow = { k?: unknown; fairness: unknown; rule: unknown; n: unknown };
+    if (q.player === undefined && q.groupBy !== 'player') {
+      // Without a player: whole 32-day blocks from ru_fair_bg (migration 0028) and the days at their
+      // edges from ru_fair_dg (migration 0015), an edge covering most of its block read as the block
+      // minus its other days (common.ts dayAndBlockParts): a few rows per key and block, not per day.
+      const lastDay = (await newestDay(db)) ?? -1;
+      const plus = sql`${sel}fairness, rule, games as n`;
+      const minus = sql`${sel}fairness, rule, -games as n`;
+      const first = d0 ?? undefined;
+      const end = d1 ?? undefined;
+      // A window open towards now holding more of the stored days than it leaves out: all time
+      // (ru_fair) minus the days before it, in one statement (one snapshot).
+      const complement = first !== undefined && end === undefined && (await olderDaysAreFewer(db, first, lastDay));
+      const parts = complement
+        ? [sql`select ${plus} from ru_fair where 1=1 ${f}`, ...dayAndBlockParts('ru_fair_dg', 'ru_fair_bg', minus, undefined, first, f, { select: plus, lastDay })]
+        : dayAndBlockParts('ru_fair_dg', 'ru_fair_bg', plus, first, end, f, { select: minus, lastDay });
+      const rows = await sql<CountRow>`select ${byK}fairness, rule, sum(n) as n from (${sql.join(parts, sql` union all `)}) w
+        group by ${byK}fairness, rule having sum(n) <> 0`.execute(db);
+      take(rows.rows);
+    } else {
+      // With a player, or by player: ru_fair_day by day range (or by player: index rfd_player).
+      const rows = await sql<CountRow>`select ${sel}fairness, rule, sum(games) as n from ru_fair_day
+        where 1=1 ${d0 === null ? sql`` : sql`and day >= ${d0}`} ${d1 === null ? sql`` : sql`and day < ${d1}`} ${f} group by ${by}fairness, rule`.execute(db);
+      take(rows.rows);
+    }
     if (s !== undefined && d0 !== null && s < d0 * DAY_MS) raw.push([s, d0 * DAY_MS]);
     if (e !== undefined && d1 !== null && e > d1 * DAY_MS) raw.push([d1 * DAY_MS, e]);
   }

@@ -282,6 +282,8 @@ export const OTHER_DERIVED_KEYS = {
   ru_fair_dg: ['day', 'creator', 'token', 'pool', 'fairness', 'rule'],
   /** Games all time per creator × token × pool × fairness verdict × rule (migration 0011). */
   ru_fair: ['creator', 'token', 'pool', 'fairness', 'rule'],
+  /** ru_fair_dg per 32-day block (migration 0028): a window's whole blocks. */
+  ru_fair_bg: ['block', 'creator', 'token', 'pool', 'fairness', 'rule'],
   /** ru_fair_dg per UTC hour (hour_ms, migration 0023): the whole hours of the days a window cuts. */
   ru_fair_hg: ['hour_ms', 'creator', 'token', 'pool', 'fairness', 'rule'],
   /** ru_fair per player (migration 0021): one player's counts all time. */

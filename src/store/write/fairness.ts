@@ -1,5 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { BLOCK_DAYS, blockOf } from '../rollups/index.js';
 import type { Database } from '../schema.js';
 import { runPrecompiled } from '../statement-cache.js';
 
@@ -115,17 +116,17 @@ export class FairAccumulator {
     else this.deltas.set(k, { row: { day: r.day, hour_ms: r.hour_ms, creator: r.creator, token: r.token, pool: r.pool, player: r.player, fairness: r.fairness, fairness_rule: r.fairness_rule }, n });
   }
 
-  /** Adds the deltas to ru_fair_day, ru_fair_dg, ru_fair_hg, ru_fair_user and ru_fair (upserts) and deletes rows that fell to 0. */
+  /** Adds the deltas to ru_fair_day, ru_fair_dg, ru_fair_bg, ru_fair_hg, ru_fair_user and ru_fair (upserts) and deletes rows that fell to 0. */
   async flush(db: Db): Promise<void> {
     const all = [...this.deltas.values()];
     this.deltas.clear();
-    // The same changes summed per time unit (UTC day or hour, or none: all time) and with or
-    // without the player: ru_fair_day (day, player), ru_fair_dg (day), ru_fair_hg (hour),
-    // ru_fair_user (player), ru_fair (neither).
-    const summed = (unit: 'day' | 'hour' | null, withPlayer: boolean) => {
+    // The same changes summed per time unit (UTC day, 32-day block or hour, or none: all time) and
+    // with or without the player: ru_fair_day (day, player), ru_fair_dg (day), ru_fair_bg (block),
+    // ru_fair_hg (hour), ru_fair_user (player), ru_fair (neither).
+    const summed = (unit: 'day' | 'block' | 'hour' | null, withPlayer: boolean) => {
       const m = new Map<string, { row: (typeof all)[number]['row']; n: number }>();
       for (const e of all) {
-        const at = unit === 'day' ? e.row.day : unit === 'hour' ? e.row.hour_ms : '';
+        const at = unit === 'day' ? e.row.day : unit === 'block' ? blockOf(e.row.day) : unit === 'hour' ? e.row.hour_ms : '';
         const k = `${at}|${withPlayer ? e.row.player : ''}|${e.row.creator}|${e.row.token}|${e.row.pool}|${e.row.fairness}|${e.row.fairness_rule ?? ''}`;
         const a = m.get(k);
         if (a) a.n += e.n;
@@ -136,6 +137,7 @@ export class FairAccumulator {
     const keyOf = (row: (typeof all)[number]['row']) => ({ creator: row.creator, token: row.token, pool: row.pool, fairness: row.fairness, rule: row.fairness_rule ?? '' });
     await addCounts(db, 'ru_fair', summed(null, false).map(({ row, n }) => ({ key: keyOf(row), n })));
     await addCounts(db, 'ru_fair_dg', summed('day', false).map(({ row, n }) => ({ key: { day: row.day, ...keyOf(row) }, n })));
+    await addCounts(db, 'ru_fair_bg', summed('block', false).map(({ row, n }) => ({ key: { block: blockOf(row.day), ...keyOf(row) }, n })));
     await addCounts(db, 'ru_fair_hg', summed('hour', false).map(({ row, n }) => ({ key: { hour_ms: row.hour_ms, ...keyOf(row) }, n })));
     await addCounts(db, 'ru_fair_user', summed(null, true).map(({ row, n }) => ({ key: { player: row.player, ...keyOf(row) }, n })));
     await addCounts(db, 'ru_fair_day', summed('day', true).map(({ row, n }) => ({ key: { day: row.day, ...keyOf(row), player: row.player }, n })));
@@ -146,7 +148,7 @@ export class FairAccumulator {
  * Adds `n` to the `games` count of each keyed row of a fairness count table (upserts, 256 rows
  * a statement), then deletes the rows whose count fell to 0.
  */
-async function addCounts(db: Db, table: 'ru_fair' | 'ru_fair_dg' | 'ru_fair_hg' | 'ru_fair_user' | 'ru_fair_day', changes: { key: Record<string, string | number>; n: number }[]): Promise<void> {
+async function addCounts(db: Db, table: 'ru_fair' | 'ru_fair_dg' | 'ru_fair_bg' | 'ru_fair_hg' | 'ru_fair_user' | 'ru_fair_day', changes: { key: Record<string, string | number>; n: number }[]): Promise<void> {
   if (changes.length === 0) return;
   const columns = Object.keys(changes[0]!.key);
   const d = db as unknown as Kysely<any>;
@@ -262,7 +264,7 @@ export async function applyChanged(db: Db, changed: { row: AuditRow; was: { fair
  * The rebuild's audit (docs/architecture.md convention 3): every game's own rules from its raw
  * fields, its verdict from the previous settle of its player (games read in (player, slot,
  * signature, event_index) order, index g_player_order), changed rows updated; then ru_fair_day
- * refilled from the games, ru_fair_hg too, and ru_fair_dg, ru_fair_user and ru_fair from ru_fair_day (the caller cleared all five).
+ * refilled from the games, ru_fair_hg too, ru_fair_dg, ru_fair_user and ru_fair from ru_fair_day, and ru_fair_bg from ru_fair_dg (the caller cleared all six).
  */
 export async function rebuildFairness(trx: Transaction<Database>): Promise<void> {
   const chunk = 5000;
@@ -308,6 +310,8 @@ export async function rebuildFairness(trx: Transaction<Database>): Promise<void>
     group by day, creator, token, pool, player, fairness, coalesce(fairness_rule, '')`.execute(trx);
   await sql`insert into ru_fair_dg (day, creator, token, pool, fairness, rule, games)
     select day, creator, token, pool, fairness, rule, sum(games) from ru_fair_day group by day, creator, token, pool, fairness, rule`.execute(trx);
+  await sql`insert into ru_fair_bg (block, creator, token, pool, fairness, rule, games)
+    select day / ${sql.lit(BLOCK_DAYS)}, creator, token, pool, fairness, rule, sum(games) from ru_fair_dg group by day / ${sql.lit(BLOCK_DAYS)}, creator, token, pool, fairness, rule`.execute(trx);
   await sql`insert into ru_fair_hg (hour_ms, creator, token, pool, fairness, rule, games)
     select hour_ms, creator, token, pool, fairness, coalesce(fairness_rule, ''), count(*) from games
     group by hour_ms, creator, token, pool, fairness, coalesce(fairness_rule, '')`.execute(trx);
