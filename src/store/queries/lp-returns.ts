@@ -57,28 +57,30 @@ export async function lpPrice(db: Kysely<Database>, q: LpPriceQuery): Promise<Lp
 }
 
 /**
- * lpPrice for buckets of several hours (a UTC day): each bucket's liquidity is that of its last
- * ru_pool_hour row (one row per bucket: a grouped max over the primary key, then a search each),
- * and the LP supply comes from the window's pool changes (the rows that set ru_pool_hour's
- * lp_supply), in (time, slot, signature, event index) order. A year of days reads ≈ 365 hour
- * rows instead of ≈ 8,760. The same points as the hour-by-hour walk.
+ * lpPrice for buckets of several hours (a UTC day): each bucket's liquidity and LP supply are
+ * those of its last ru_pool_hour row (its last row with an LP supply, for the supply), or carried
+ * from the bucket before when it has none: the same points as the hour-by-hour walk. One
+ * statement: the bucket starts from a recursive CTE, each bucket's two values a backward seek of
+ * the primary key (pool, hour_ms) within it, so a year of days reads ≈ 730 index entries,
+ * however many hours of the year hold a row (a grouped scan of every hour row took 5 ms at 1M
+ * games: docs/benchmarks.md "LP price days by seeks").
  */
 async function lpPriceCoarse(db: Kysely<Database>, poolAddress: string, step: number, first: number, lastEnd: number): Promise<LpPricePoint[]> {
-  // The bucket length inlined: a bound JS number is a double in SQLite, and hour_ms / 86400000.0 would not group by day.
-  const hours = await sql<{ hour_ms: unknown; liquidity: string }>`select hour_ms, liquidity from ru_pool_hour where pool = ${poolAddress} and hour_ms in (
-      select max(hour_ms) from ru_pool_hour where pool = ${poolAddress} and hour_ms >= ${first} and hour_ms < ${lastEnd} group by hour_ms / ${sql.lit(step)}
-    ) order by hour_ms`.execute(db);
-  const changes = await sql<{ time_ms: unknown; lp_supply: string }>`select time_ms, lp_supply from pool_changes
-    where pool = ${poolAddress} and time_ms >= ${first} and time_ms < ${lastEnd} order by time_ms, slot, signature, event_index`.execute(db);
+  // Bucket starts cast to integers: a bound JS number is a double in SQLite.
+  const rows = await sql<{ t: unknown; liquidity: string | null; lp_supply: string | null }>`with recursive b(t) as (
+      select cast(${first} as bigint) union all select t + ${sql.lit(step)} from b where t + ${sql.lit(step)} < ${lastEnd}
+    )
+    select t,
+      (select liquidity from ru_pool_hour h where h.pool = ${poolAddress} and h.hour_ms >= b.t and h.hour_ms < b.t + ${sql.lit(step)} order by h.hour_ms desc limit 1) as liquidity,
+      (select lp_supply from ru_pool_hour h where h.pool = ${poolAddress} and h.hour_ms >= b.t and h.hour_ms < b.t + ${sql.lit(step)} and h.lp_supply is not null order by h.hour_ms desc limit 1) as lp_supply
+    from b order by t`.execute(db);
   let { liquidity: liq, lpSupply: lp } = await poolStateBefore(db, poolAddress, first);
   const out: LpPricePoint[] = [];
-  let i = 0;
-  let j = 0;
-  for (let t = first; t < lastEnd; t += step) {
-    for (; i < hours.rows.length && num(hours.rows[i]!.hour_ms) < t + step; i++) liq = big(hours.rows[i]!.liquidity);
-    for (; j < changes.rows.length && num(changes.rows[j]!.time_ms) < t + step; j++) lp = big(changes.rows[j]!.lp_supply);
+  for (const r of rows.rows) {
+    if (r.liquidity !== null) liq = big(r.liquidity);
+    if (r.lp_supply !== null) lp = big(r.lp_supply);
     if (liq === null || lp === null) continue;
-    out.push({ time: t, ...stateOf(liq, lp) });
+    out.push({ time: num(r.t), ...stateOf(liq, lp) });
   }
   return out;
 }
