@@ -48,7 +48,10 @@ export interface UnderIngestFigures {
   ingestCoveredRun: boolean;
   seconds: number;
   rows: UnderIngestRow[];
-  writes: WritesBesideTails;
+  /** SQLite only (its `data_version`); null on PostgreSQL, whose commits the phase counts by the stored games alone. */
+  writes: WritesBesideTails | null;
+  /** Where the indexer wrote: a copy of the SQLite file, or the PostgreSQL dataset's own schema. */
+  store: 'sqlite' | 'postgres';
 }
 
 /** A write is beside a request when it happened at most this long before the request was sent, or while it was answered (ms). */
@@ -123,8 +126,10 @@ function copySqlite(from: string, dir: string): string {
  * `requests` requests per round, new URLs each round): idle until the rounds have lasted
  * UNDER_INGEST_MIN_SECONDS, then as many rounds from the indexer's first commit (fewer if the
  * backfill ends); a short run would otherwise fall between two commits. The commits seen during
- * each row are counted. The dataset is copied first: the cached file stays as it was built.
- * SQLite only.
+ * each row are counted. A SQLite dataset is copied first: the cached file stays as it was built.
+ * A PostgreSQL dataset is written in place (its schema is the run's own, dropped at the end), so
+ * the caller runs this phase last; there the commits are counted by the stored games alone (no
+ * `data_version`: `writes` is null).
  */
 export async function measureUnderIngest(o: {
   ds: Dataset;
@@ -138,13 +143,12 @@ export async function measureUnderIngest(o: {
   api: ApiEntry;
   log: (m: string) => void;
 }): Promise<UnderIngestFigures> {
-  if (o.ds.store.kind !== 'sqlite') throw new Error('API under ingest: SQLite datasets only');
   const dir = mkdtempSync(join(tmpdir(), 'gamba-bench-under-ingest-'));
   const headers = { 'x-api-key': o.key };
   let sim: Child | undefined;
   try {
-    const path = copySqlite(o.ds.store.path, dir);
-    const serveEnv = { DATABASE_URL: `sqlite:${path}`, LOG_LEVEL: o.logLevel, CACHE_TTL_MS: '0' };
+    const path = o.ds.store.kind === 'sqlite' ? copySqlite(o.ds.store.path, dir) : undefined;
+    const serveEnv = { DATABASE_URL: path === undefined ? (o.ds.store as { url: string }).url : `sqlite:${path}`, LOG_LEVEL: o.logLevel, CACHE_TTL_MS: '0' };
     const idle = new Map<string, LatencySamples[]>(o.ops.map((op) => [op.name, []]));
     let rounds = 0;
     let before: number;
@@ -188,14 +192,14 @@ export async function measureUnderIngest(o: {
       const games = async () => Number((await getJson(url, '/sync/status', o.key)).data?.totalGames ?? 0);
       // Measure once the indexer is writing (its first transaction committed).
       for (let waited = 0; (await games()) === before && waited < 120_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
-      // Every write to the copy from before g0 on (writesBesideTails), seen from a connection of
-      // its own: each commit the rows count below is among them.
+      // Every write to the SQLite copy from before g0 on (writesBesideTails), seen from a
+      // connection of its own: each commit the rows count below is among them.
       const Sqlite = (await import('better-sqlite3')).default;
-      const probe = new Sqlite(path, { readonly: true, fileMustExist: true });
+      const probe = path === undefined ? undefined : new Sqlite(path, { readonly: true, fileMustExist: true });
       const writesAt: number[] = [];
-      let version = probe.pragma('data_version', { simple: true });
+      let version = probe?.pragma('data_version', { simple: true });
       const poll = setInterval(() => {
-        const v = probe.pragma('data_version', { simple: true });
+        const v = probe?.pragma('data_version', { simple: true });
         if (v !== version) (version = v, writesAt.push(performance.timeOrigin + performance.now()));
       }, 5);
       const g0 = await games();
@@ -220,9 +224,9 @@ export async function measureUnderIngest(o: {
       }
       const seconds = (performance.now() - t0) / 1000;
       clearInterval(poll);
-      probe.close();
-      const writes = writesBesideTails([...under.values()].map((u) => u.samples), writesAt);
-      o.log(`under ingest: ${writes.writes} writes; ${writes.tailsBesideWrite} of ${writes.tails} requests at or above their row's p99 had one beside them, ${writes.requestsBesideWrite} of ${writes.requests} of all requests`);
+      probe?.close();
+      const writes = probe === undefined ? null : writesBesideTails([...under.values()].map((u) => u.samples), writesAt);
+      if (writes) o.log(`under ingest: ${writes.writes} writes; ${writes.tailsBesideWrite} of ${writes.tails} requests at or above their row's p99 had one beside them, ${writes.requestsBesideWrite} of ${writes.requests} of all requests`);
       const gamesDuringRun = (await games()) - g0;
       const status = await getJson(url, '/status', o.key);
       o.log(`under ingest: ${commits} commit(s) of the indexer, ${gamesDuringRun} games in ${seconds.toFixed(1)} s`);
@@ -247,6 +251,7 @@ export async function measureUnderIngest(o: {
         seconds,
         rows,
         writes,
+        store: o.ds.store.kind,
       };
     } finally {
       await b.stop();
