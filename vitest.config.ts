@@ -29,7 +29,7 @@ export default defineConfig(async () => {
     },
   };
   const sqlite = (process.env.TEST_DIALECTS ?? 'sqlite').split(',').some((d) => d.trim() === 'sqlite');
-  const postgresInclude = ['test/contract/**/*.test.ts', 'test/hardening/store-deadline.test.ts', 'test/e2e/**/*.test.ts', 'test/ingest/**/*.test.ts', 'test/store/**/*.test.ts'];
+  const postgresInclude = ['test/contract/**/*.test.ts', 'test/hardening/store-deadline.test.ts', 'test/e2e/**/*.test.ts', 'test/ingest/**/*.test.ts', 'test/store/**/*.test.ts', 'test/bench/bench-postgres.test.ts'];
   // The chain-source suites test the RPC, Helius and Yellowstone sources, whose games reach the
   // store through the same write path as every other end-to-end suite's: once, on SQLite, is enough.
   const postgresExclude = ['test/e2e/sources.test.ts', 'test/e2e/yellowstone.test.ts'];

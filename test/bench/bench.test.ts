@@ -53,6 +53,7 @@ describe('npm run bench (smoke)', () => {
     expect(c0.percentOfHello).toBe(Math.round((100 * c0.reqPerSec) / c0.helloReqPerSec));
     // API under ingest: the same operations idle and while `serve`'s indexer backfilled its chain.
     expect(stdout).toMatch(/\| player \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \| \d+ \| ([✓✗]|ended) \|/);
+    expect(r.underIngest.store).toBe('sqlite');
     expect(r.underIngest.rows.map((x: { name: string }) => x.name)).toEqual(['player', 'player token']);
     // Rounds of 5 requests per row: idle ones, then as many under ingest unless the backfill ended
     // first (then every row the same number, the last round's rows after the end); every commit seen is some row's.
