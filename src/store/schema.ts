@@ -287,6 +287,16 @@ export interface RuDailyTable extends GameSums {
   player: string;
 }
 
+/**
+ * `ru_day_rev` (migration 0029): per UTC day number, how many write transactions changed its
+ * rollups (only grows; a rebuild bumps it too). Readers stamp in-memory copies of a part's rows
+ * with it (queries/part-vectors.ts).
+ */
+export interface RuDayRevTable {
+  day: number;
+  rev: number;
+}
+
 /** Per UTC day (migration 0004): /chart/plays and /chart/dao-usd without a creator. */
 export interface RuDayTable extends GameSums {
   day: number;
@@ -576,6 +586,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   ru_daily: RuDailyTable;
   ru_day: RuDayTable;
+  ru_day_rev: RuDayRevTable;
   ru_day_c: RuDayCTable;
   ru_pool_day: RuPoolDayTable;
   ru_user_c: RuUserCTable;

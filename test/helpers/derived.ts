@@ -245,6 +245,7 @@ const CREATED_BY: readonly [name: string, made: { tables?: string[]; indexes?: s
   ['0026_segment_rollups', { tables: ['ru_seg_user', 'ru_seg_user_c', 'ru_seg_user_t'] }],
   ['0027_hour_user_rollups', { tables: ['ru_hour_user_t'] }],
   ['0028_fairness_blocks', { tables: ['ru_fair_bg'] }],
+  ['0029_day_revisions', { tables: ['ru_day_rev'] }],
 ];
 
 /**

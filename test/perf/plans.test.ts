@@ -25,7 +25,7 @@ import { loadFixture } from '../helpers/contract-world.js';
 import { generateFixture, type Fixture } from '../helpers/fixture.js';
 
 /** Tables whose size grows with history (games, players, days); ru_ctp / sync_state / pools stay small. */
-const BIG: string[] = ['games', 'pool_changes', 'signatures', ...ROLLUP_TABLES.filter((t) => t !== 'ru_ctp'), 'ru_pool_hour', 'ru_fair_day', 'ru_fair_dg', 'ru_fair_bg', 'ru_active_day', 'ru_return_day', 'ru_return_block', 'prices'];
+const BIG: string[] = ['games', 'pool_changes', 'signatures', ...ROLLUP_TABLES.filter((t) => t !== 'ru_ctp'), 'ru_pool_hour', 'ru_fair_day', 'ru_fair_dg', 'ru_fair_bg', 'ru_day_rev', 'ru_active_day', 'ru_return_day', 'ru_return_block', 'prices'];
 /** All-time per-player rollups: a leaderboard over one of them reads limit + offset index entries, never sorts (migration 0004). */
 const PLAYER_ROLLUP = new RegExp(`\\bfrom (${PLAYER_ROLLUP_TABLES.join('|')})\\b[^()]*\\border by\\b`, 'i');
 /** The pool list reads limit + 1 entries of a sort index of ru_pool (migration 0006), never sorts. */
@@ -169,6 +169,9 @@ async function runEveryRead(): Promise<void> {
     // From the cut day before a block's second segment: its last 3 segments, then 3 days of the next block.
     const top = await topWindow(db, sqliteAdapter, { sortBy: 'usd_volume', creator }, (block * 32 + 8) * 86_400_000 - 5_000, ((block + 1) * 32 + 3) * 86_400_000 - 3_000, 3, undefined, 'parts');
     expect(top?.rows.length).toBe(3);
+    // The part copies (part-vectors.ts): days' revs by key range, each part by its key prefix, a cut day's hours by its day.
+    const byCopies = await topWindow(db, sqliteAdapter, { sortBy: 'usd_profit', creator }, (block * 32 + 8) * 86_400_000 - 5_000, ((block + 1) * 32 + 3) * 86_400_000 - 3_000, 3, undefined, 'vectors');
+    expect(byCopies?.rows.length).toBe(3);
   }
   await db.destroy();
   // Closed windows (docs/design.md §4 "Windows"): days, hours and sub-hour edges; per-player rows of the cut days.

@@ -183,6 +183,7 @@ describe.each(testDialects())('windowed USD volume and profit top-N, all players
         let answered = 0;
         let allTimeAnswered = 0;
         let scanAnswered = 0;
+        let vectorsAnswered = 0;
         let tieCases = 0;
         let cases = 0;
         for (let i = 0; i < windows; i++) {
@@ -218,13 +219,14 @@ describe.each(testDialects())('windowed USD volume and profit top-N, all players
             expect(got.next === null, label(limit, offset)).toBe(offset + limit >= want.length);
             // The method itself (not the summing fallback) over the same window: as chosen, and by
             // USD volume each set of lists forced (the all-time bound, the window's parts).
-            const methods: (TopWindowMethod | undefined)[] = spec.sortBy === 'usd_volume' ? [undefined, 'alltime', 'scan', 'parts'] : [undefined, 'scan', 'parts'];
+            const methods: (TopWindowMethod | undefined)[] = spec.sortBy === 'usd_volume' ? [undefined, 'alltime', 'scan', 'parts', 'vectors'] : [undefined, 'scan', 'parts', 'vectors'];
             for (const m of methods) {
               const top = await topWindow(db, a, spec, start, end, offset + limit + 1, undefined, m);
               if (!top) continue;
               if (m === undefined) answered++;
               if (m === 'alltime') allTimeAnswered++;
               if (m === 'scan') scanAnswered++;
+              if (m === 'vectors') vectorsAnswered++;
               expect(top.total).toBe(want.length);
               expect(top.rows.map((r: Record<string, unknown>) => String(r.player)), `${label(limit, offset)} ${m ?? 'chosen'}`).toEqual(want.slice(0, offset + limit + 1).map((w) => w.player));
               for (const r of top.rows) {
@@ -246,6 +248,8 @@ describe.each(testDialects())('windowed USD volume and profit top-N, all players
         if (spec.sortBy === 'usd_volume') expect(allTimeAnswered, JSON.stringify(spec)).toBeGreaterThan(cases / 2);
         // The scan answers every window the method takes (its lists are far below its row cap here).
         expect(scanAnswered, JSON.stringify(spec)).toBe(answered);
+        // The bounds separate the page's candidates from the rest in every such window here.
+        expect(vectorsAnswered, JSON.stringify(spec)).toBe(answered);
       }
       // Falls back (undefined) for a window without a whole UTC day and for a depth near the window's players.
       const lastDay = Math.floor(t1 / MS_PER_DAY) * MS_PER_DAY;

@@ -1,9 +1,10 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { dayOf, MS_PER_DAY } from '../../core/index.js';
+import { dayOf, MS_PER_DAY, MS_PER_HOUR } from '../../core/index.js';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
-import { ALL_CREATORS, BLOCK_DAYS, blockOf, GAME_ROLLUP_COLUMNS } from '../rollups/definitions.js';
+import { ALL_CREATORS, BLOCK_DAYS, blockOf, GAME_ROLLUP_COLUMNS, SEG_DAYS } from '../rollups/definitions.js';
 import { AGG_SUMS, cutDayParts, hourSpan, num, rawDayPart, segmentsOf } from './common.js';
+import { partVectorsOf, type PartRef } from './part-vectors.js';
 import { activePlayers, windowPlayers } from './window-players.js';
 
 /**
@@ -353,7 +354,7 @@ export async function thresholdTopN<R extends Ranked>(
 }
 
 /** How topWindow ranks: chosen by the window (undefined), or one method forced (tests compare each with a brute force). */
-export type TopWindowMethod = 'scan' | 'alltime' | 'parts';
+export type TopWindowMethod = 'scan' | 'alltime' | 'parts' | 'vectors';
 
 /**
  * The `scan` method of topWindow: every row of the window's parts (whole blocks, edge segments and
@@ -379,6 +380,112 @@ async function scanTop(db: Kysely<Database>, w: WindowParts, spec: TopSpec, dept
 }
 
 /**
+ * Relative bound on how far apart two sums of one player's part values can be when added in
+ * different orders: each of n additions rounds by at most 2^-53 of the running total, so two
+ * orders differ by at most 2·n·2^-53 of Σ|value|; 1e-12 covers n up to ~4,500 values a player,
+ * far above a window's parts (≤ ~40 lists and ~240 cut-hour rows).
+ */
+const ORDER_ERROR = 1e-12;
+
+/** Most candidates beyond the depth the `vectors` method reads back exactly before leaving the window to the next method. */
+const VECTORS_SLACK_CANDIDATES = 256;
+
+/**
+ * The `vectors` method of topWindow (docs/design.md §7 "Part vectors"): each player's total over
+ * the window's whole blocks, segments and days added in memory from copies of those parts' rows
+ * (part-vectors.ts: kept per database handle, read again when a day of the part was written), and
+ * over its cut days from their parts grouped by a plain sum in the database. That total is within
+ * ±ORDER_ERROR·Σ|value| of the exact one (ORDERED_SUM), so only the players whose interval reaches
+ * the depth-th best lower end among those surely kept can be on the page: those are summed exactly
+ * by the random access (sortValues) and ranked. Exact; reads no part row of the window once its
+ * copies are warm. Returns undefined past depth + VECTORS_SLACK_CANDIDATES candidates (equal totals
+ * by the hundred).
+ */
+async function vectorsTop(db: Kysely<Database>, w: WindowParts, spec: TopSpec, depth: number, after?: { sk: number; player: string }): Promise<Ranked[] | undefined> {
+  const src = source(spec);
+  const copies = partVectorsOf(db);
+  const ref = (unit: PartRef['unit'], table: string) => (n: number): PartRef => ({ table, unit, n, creator: spec.creator, column: src.column });
+  const parts = [...w.blocks.map(ref('block', src.block)), ...w.segs.map(ref('seg', src.seg)), ...w.days.map(ref('day', src.day))];
+  // A cut day's whole hours are a copy of its ru_hour_user_t rows (every player) taken between two
+  // hours of the day; the rest of the cut (under an hour a side, or all of it with a creator) is
+  // read as the random access reads it, grouped per player by the database.
+  const hourRange = new Map<number, [number, number]>();
+  const rest: WindowParts['raw'] = [];
+  for (const r of w.raw) {
+    const { hours, raw } = spec.creator === undefined ? hourSpan(r.from, r.to) : { hours: undefined, raw: [[r.from, r.to]] as [number, number][] };
+    if (hours) {
+      hourRange.set(parts.length, [(hours[0] - r.day * MS_PER_DAY) / MS_PER_HOUR, (hours[1] - r.day * MS_PER_DAY) / MS_PER_HOUR]);
+      parts.push(ref('hours', 'ru_hour_user_t')(r.day));
+    }
+    for (const [from, to] of raw) rest.push({ day: r.day, from, to });
+  }
+  const { numbering, vectors } = await copies.vectors(db, parts);
+  // Every player's whole blocks, segments and days are read into copies in the background after
+  // the first such window (part-vectors.ts prefetch), while they fit half the cache.
+  if (spec.creator === undefined) copies.prefetch(db, `${src.block}:${src.column}`, () => everyBlockAndSegment(db, spec));
+  // One plain sum and Σ|value| per player (its error is within Σ|value| like the rest).
+  const cut: { n: number; v: number; a: number }[] = [];
+  if (rest.length > 0) {
+    const union = sql.join(valueParts({ blocks: [], segs: [], days: [], dayLists: 0, raw: rest }, spec, sql``, false), sql` union all `);
+    const r = await sql<{ player: string; v: unknown; a: unknown }>`select player, sum(v) as v, sum(abs(v)) as a from (${union}) u group by player`.execute(db);
+    for (const x of r.rows) cut.push({ n: numbering.numberOf(String(x.player)), v: num(x.v), a: num(x.a) });
+  }
+  const count = numbering.names.length;
+  const sum = new Float64Array(count);
+  const abs = new Float64Array(count);
+  const seen = new Uint8Array(count);
+  vectors.forEach((v, at) => {
+    const { players, values, hours } = v;
+    const range = hourRange.get(at);
+    for (let i = 0; i < players.length; i++) {
+      if (range && hours && (hours[i]! < range[0] || hours[i]! >= range[1])) continue;
+      const p = players[i]!;
+      sum[p]! += values[i]!;
+      abs[p]! += Math.abs(values[i]!);
+      seen[p] = 1;
+    }
+  });
+  for (const c of cut) {
+    sum[c.n]! += c.v;
+    abs[c.n]! += c.a;
+    seen[c.n] = 1;
+  }
+  // τ: the depth-th best lower end among the players surely kept (upper end before the keyset position).
+  const lows: number[] = [];
+  for (let p = 0; p < count; p++) {
+    if (seen[p] === 0) continue;
+    const hi = sum[p]! + ORDER_ERROR * abs[p]!;
+    if (after === undefined || hi < after.sk) lows.push(sum[p]! - ORDER_ERROR * abs[p]!);
+  }
+  const tau = lows.length >= depth ? Float64Array.from(lows).sort().reverse()[depth - 1]! : Number.NEGATIVE_INFINITY;
+  const candidates: string[] = [];
+  for (let p = 0; p < count; p++) {
+    if (seen[p] === 0) continue;
+    const e = ORDER_ERROR * abs[p]!;
+    // Kept only if its lower end is not past the position; on the page only if its upper end reaches τ.
+    if ((after === undefined || sum[p]! - e <= after.sk) && sum[p]! + e >= tau) candidates.push(numbering.names[p]!);
+    if (candidates.length > depth + VECTORS_SLACK_CANDIDATES) return undefined;
+  }
+  const keep = after === undefined ? () => true : (r: Ranked) => r.sk < after.sk || (r.sk === after.sk && r.player > after.player);
+  return (await sortValues(db, w, candidates, spec)).filter(keep).sort(byRank).slice(0, depth);
+}
+
+/** Every stored 32-day block of a spec's lists, then the 8-day segments and the days of those blocks, each newest first, as parts of its sort column. */
+async function everyBlockAndSegment(db: Kysely<Database>, spec: TopSpec): Promise<PartRef[]> {
+  const src = source(spec);
+  const r = await sql<{ lo: unknown; hi: unknown }>`select (select min(block) from ${sql.raw(src.block)}) as lo, (select max(block) from ${sql.raw(src.block)}) as hi`.execute(db);
+  const lo = r.rows[0]?.lo;
+  const hi = r.rows[0]?.hi;
+  if (lo === null || lo === undefined || hi === null || hi === undefined) return [];
+  const parts: PartRef[] = [];
+  for (let b = num(hi); b >= num(lo); b--) parts.push({ table: src.block, unit: 'block', n: b, column: src.column });
+  const perBlock = BLOCK_DAYS / SEG_DAYS;
+  for (let g = (num(hi) + 1) * perBlock - 1; g >= num(lo) * perBlock; g--) parts.push({ table: src.seg, unit: 'seg', n: g, column: src.column });
+  for (let d = (num(hi) + 1) * BLOCK_DAYS - 1; d >= num(lo) * BLOCK_DAYS; d--) parts.push({ table: src.day, unit: 'day', n: d, column: src.column });
+  return parts;
+}
+
+/**
  * GET /players sorted by usd_volume or usd_profit over a window, without token or pool filter, of
  * every player or of one creator (docs/design.md §7 "Top-N over a window's parts"): the first
  * `depth` rows after the keyset position `after` (sk, then player; from the start when absent),
@@ -390,6 +497,9 @@ async function scanTop(db: Kysely<Database>, w: WindowParts, spec: TopSpec, dept
  *   stored edge days): thresholdTopN over the all-time leaderboard alone (allTimeVolumeList), whose values
  *   bound every unread player's window volume, with random access to the window's parts; given up
  *   past ALLTIME_BUDGET rows;
+ * - `vectors` (every player's window, by either sort): each player's total added in memory from
+ *   copies of the window's parts kept per database handle (vectorsTop, part-vectors.ts), the page's
+ *   candidates summed exactly; given up past VECTORS_SLACK_CANDIDATES candidates beyond the depth;
  * - `scan` (one creator's window, or every player's by USD profit when the window's players ×
  *   parts is at most PROFIT_SCAN_MAX_ROWS or the depth is above PROFIT_SCAN_MIN_DEPTH): every row
  *   of the window's parts grouped per player by the database, which returns the page's players
@@ -423,6 +533,7 @@ export async function topWindow(
   const keep = after === undefined ? undefined : (r: Ranked) => r.sk < after.sk || (r.sk === after.sk && r.player > after.player);
   const allTime = spec.sortBy === 'usd_volume' && (method === 'alltime' || (method === undefined && w.dayLists >= ALLTIME_MIN_LISTS));
   let top = allTime ? await thresholdTopN([allTimeVolumeList(db, spec)], lookup, depth, ALLTIME_BUDGET, undefined, keep) : undefined;
+  if (!top && (method === 'vectors' || (method === undefined && spec.creator === undefined))) top = await vectorsTop(db, w, spec, depth, after);
   const profitScan = spec.sortBy === 'usd_profit' && (total * partCount(w) <= PROFIT_SCAN_MAX_ROWS || depth > PROFIT_SCAN_MIN_DEPTH);
   const scan = method === 'scan' || (method === undefined && (spec.creator !== undefined || profitScan));
   if (!top && scan) top = await scanTop(db, w, spec, depth, total, after);

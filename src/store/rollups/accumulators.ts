@@ -208,6 +208,10 @@ export class RollupAccumulator {
    * rollups into `counters` (definitions.ts playerCounterName), so no reader ever counts players.
    */
   async flush(trx: Transaction<Database> | Kysely<Database>, a: DialectAdapter, counters?: CounterAccumulator): Promise<void> {
+    // Every day whose rollups this flush changes is bumped in ru_day_rev (migration 0029), in the
+    // same transaction: readers' in-memory copies of a part's rows are stamped with it.
+    const days = [...new Set(this.tables.find((t) => t.table === 'ru_day')!.dims.map((d) => d.day))];
+    for (const chunk of fixedChunks(days)) await bumpDayRevisions(trx, a, chunk);
     for (const t of this.tables) {
       if (t.dims.length === 0) continue;
       const rows = t.dims.map((_, i) => i);
@@ -228,6 +232,14 @@ export class RollupAccumulator {
     }
     for (const m of this.names) m.clear();
   }
+}
+
+/** Adds 1 to `rev` of each of `days` in ru_day_rev (a missing day starts at 1); one prepared text per chunk size. */
+async function bumpDayRevisions(db: Transaction<Database> | Kysely<Database>, a: DialectAdapter, days: readonly number[]): Promise<void> {
+  const build = () =>
+    sql`insert into ru_day_rev (day, rev) values ${sql.join(days.map((d) => sql`(${d}, 1)`))}
+    on conflict (day) do update set rev = ru_day_rev.rev + 1`.compile(db);
+  await runPrecompiled(db, `${a.kind}:ru_day_rev:${days.length}`, build, [...days]);
 }
 
 /**

@@ -1,0 +1,194 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../schema.js';
+import { BLOCK_DAYS, SEG_DAYS } from '../rollups/definitions.js';
+import { MS_PER_DAY, MS_PER_HOUR } from '../../core/index.js';
+import { num } from './common.js';
+
+/**
+ * One part of a window (a whole 32-day block, 8-day segment or day) of a per-player rollup:
+ * `table` (ru_block_user, ru_seg_user, ru_day_user or their per-creator forms), its unit column
+ * and number, the creator filter of a per-creator table, and the value column read.
+ */
+export interface PartRef {
+  table: string;
+  /** `hours`: a day of ru_hour_user_t, each row with its hour (PartVector.hours). */
+  unit: 'block' | 'seg' | 'day' | 'hours';
+  n: number;
+  creator?: string | undefined;
+  column: string;
+}
+
+/** A part's rows in memory: player numbers (PartVectors.names) and their values, as stored. */
+export interface PartVector {
+  stamp: number;
+  players: Int32Array;
+  values: Float64Array;
+  /** Of a `hours` part: each row's UTC hour of the day (0–23). */
+  hours?: Uint8Array;
+}
+
+/** Days [first, end) of a part (day numbers). */
+function daysOf(p: PartRef): [number, number] {
+  const len = p.unit === 'block' ? BLOCK_DAYS : p.unit === 'seg' ? SEG_DAYS : 1;
+  if (p.unit === 'hours') return [p.n, p.n + 1];
+  return [p.n * len, (p.n + 1) * len];
+}
+
+/** Bytes of a copy's arrays. */
+const sizeOf = (v: PartVector): number => v.players.byteLength + v.values.byteLength + (v.hours?.byteLength ?? 0);
+
+/** Bytes a player number costs beyond its vector entries (its name and map entry), roughly. */
+const PLAYER_BYTES = 96;
+
+/**
+ * Player addresses numbered on first sight. Copies hold numbers of one numbering; a new numbering
+ * (PartVectors drops every copy with the old one) never renumbers a copy a caller still holds.
+ */
+export class Numbering {
+  private readonly numbers = new Map<string, number>();
+  /** Player addresses by number. */
+  readonly names: string[] = [];
+
+  /** The player's number (given on first sight). */
+  numberOf(player: string): number {
+    let n = this.numbers.get(player);
+    if (n === undefined) {
+      n = this.names.length;
+      this.numbers.set(player, n);
+      this.names.push(player);
+    }
+    return n;
+  }
+}
+
+/**
+ * In-memory copies of window parts' rows (docs/design.md §7 "Part vectors"), kept per database
+ * handle: a whole block, segment or day of a per-player rollup (or a day's hour rows) as typed
+ * arrays (player numbers, values), least recently used dropped past `capBytes`. A copy is stamped
+ * with the sum of its days' `rev` in ru_day_rev (migration 0029), read before its rows: the write
+ * path adds 1 to a day's rev in the transaction that changes its rollups, so a copy whose stamp
+ * still equals the sum holds the rows as stored (a write between the two reads only makes the copy
+ * newer than its stamp, and it is read again next time). When the players numbered pass half the
+ * cap, every copy is dropped with its numbering.
+ */
+export class PartVectors {
+  private parts = new Map<string, PartVector & { numbering: Numbering }>();
+  private numbering = new Numbering();
+  private bytes = 0;
+  private readonly prefetched = new Set<string>();
+
+  constructor(private readonly capBytes: number) {}
+
+  /**
+   * The copies of `parts`, in order, each as stored now (values of the part's column, players as
+   * numbers of the returned numbering): a copy whose stamp moved, or missing, is read again (one
+   * statement per part). Throws what the database throws.
+   */
+  async vectors(db: Kysely<Database>, parts: readonly PartRef[]): Promise<{ numbering: Numbering; vectors: PartVector[] }> {
+    if (this.numbering.names.length * PLAYER_BYTES > this.capBytes / 2) {
+      this.parts = new Map();
+      this.numbering = new Numbering();
+      this.bytes = 0;
+    }
+    // Every copy of this call is of one numbering, even if another call starts a new one meanwhile.
+    const numbering = this.numbering;
+    if (parts.length === 0) return { numbering, vectors: [] };
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (const p of parts) {
+      const [a, b] = daysOf(p);
+      lo = Math.min(lo, a);
+      hi = Math.max(hi, b);
+    }
+    const revs = new Map<number, number>();
+    const r = await sql<{ day: unknown; rev: unknown }>`select day, rev from ru_day_rev where day >= ${lo} and day < ${hi}`.execute(db);
+    for (const row of r.rows) revs.set(num(row.day), num(row.rev));
+    const vectors: PartVector[] = [];
+    for (const p of parts) {
+      const [a, b] = daysOf(p);
+      let stamp = 0;
+      for (let d = a; d < b; d++) stamp += revs.get(d) ?? 0;
+      const key = `${p.table}\u0000${p.n}\u0000${p.creator ?? ''}\u0000${p.column}`;
+      const had = this.parts.get(key);
+      if (had !== undefined && had.stamp === stamp && had.numbering === numbering) {
+        // Most recently used last (Map order is insertion order).
+        this.parts.delete(key);
+        this.parts.set(key, had);
+        vectors.push(had);
+        continue;
+      }
+      const v = await read(db, p, stamp, numbering);
+      vectors.push(v);
+      if (numbering !== this.numbering) continue;
+      const old = this.parts.get(key);
+      if (old !== undefined) this.drop(key, old);
+      this.parts.set(key, { ...v, numbering });
+      this.bytes += sizeOf(v);
+      this.evict();
+    }
+    return { numbering, vectors };
+  }
+
+  /**
+   * Reads `parts` into copies one at a time in the background (a macrotask between parts, so
+   * requests interleave), once per `key`, while the copies stay under PREFETCH_SHARE of the cap;
+   * errors end it quietly (the store may be closing).
+   */
+  prefetch(db: Kysely<Database>, key: string, parts: () => Promise<PartRef[]>): void {
+    if (this.prefetched.has(key)) return;
+    this.prefetched.add(key);
+    const run = async () => {
+      for (const p of await parts()) {
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        if (this.bytes + this.numbering.names.length * PLAYER_BYTES > this.capBytes * PREFETCH_SHARE) return;
+        await this.vectors(db, [p]);
+      }
+    };
+    run().catch(() => undefined);
+  }
+
+  private drop(key: string, v: PartVector): void {
+    this.parts.delete(key);
+    this.bytes -= sizeOf(v);
+  }
+
+  /** Drops the least recently used copies past the cap (a caller keeps the copies it holds). */
+  private evict(): void {
+    for (const [key, v] of this.parts) {
+      if (this.bytes + this.numbering.names.length * PLAYER_BYTES <= this.capBytes) return;
+      this.drop(key, v);
+    }
+  }
+}
+
+/** A part's rows as a copy numbered by `numbering`: through the part's sort index (its order) for a block, segment or day, by key for a day's hours. */
+async function read(db: Kysely<Database>, p: PartRef, stamp: number, numbering: Numbering): Promise<PartVector> {
+  const where = p.creator === undefined ? sql`` : sql`and creator = ${p.creator}`;
+  const hourly = p.unit === 'hours';
+  const rows = await sql<{ player: string; v: unknown; h: unknown }>`select player, ${sql.raw(p.column)} as v ${hourly ? sql`, hour_ms as h` : sql``}
+    from ${sql.raw(p.table)} where ${sql.raw(hourly ? 'day' : p.unit)} = ${p.n} ${where} ${hourly ? sql`` : sql`order by ${sql.raw(p.column)} desc, player`}`.execute(db);
+  const players = new Int32Array(rows.rows.length);
+  const values = new Float64Array(rows.rows.length);
+  const hours = hourly ? new Uint8Array(rows.rows.length) : undefined;
+  rows.rows.forEach((x, i) => {
+    players[i] = numbering.numberOf(String(x.player));
+    values[i] = num(x.v);
+    if (hours) hours[i] = (num(x.h) - p.n * MS_PER_DAY) / MS_PER_HOUR;
+  });
+  return hours ? { stamp, players, values, hours } : { stamp, players, values };
+}
+
+/** Bytes of part copies kept per database handle (each SQLite reader thread has its own). */
+export const PART_VECTORS_BYTES = 24 * 1024 * 1024;
+
+/** Share of the cap the background reads fill at most: the rest is left to the parts requests read. */
+const PREFETCH_SHARE = 0.75;
+
+const byHandle = new WeakMap<object, PartVectors>();
+
+/** The part copies of a database handle, created on first use with `capBytes` (later calls keep the first cap). */
+export function partVectorsOf(db: Kysely<Database>, capBytes = PART_VECTORS_BYTES): PartVectors {
+  let v = byHandle.get(db);
+  if (v === undefined) byHandle.set(db, (v = new PartVectors(capBytes)));
+  return v;
+}
