@@ -497,9 +497,11 @@ async function everyBlockAndSegment(db: Kysely<Database>, spec: TopSpec): Promis
  *   stored edge days): thresholdTopN over the all-time leaderboard alone (allTimeVolumeList), whose values
  *   bound every unread player's window volume, with random access to the window's parts; given up
  *   past ALLTIME_BUDGET rows;
- * - `vectors` (every player's window, by either sort): each player's total added in memory from
- *   copies of the window's parts kept per database handle (vectorsTop, part-vectors.ts), the page's
- *   candidates summed exactly; given up past VECTORS_SLACK_CANDIDATES candidates beyond the depth;
+ * - `vectors` (every player's window by USD profit; either sort when forced): each player's total
+ *   added in memory from copies of the window's parts kept per database handle (vectorsTop,
+ *   part-vectors.ts), the page's candidates summed exactly; given up past VECTORS_SLACK_CANDIDATES
+ *   candidates beyond the depth. By USD volume the threshold algorithm reads only the lists' heads,
+ *   which beat reading a window's parts whole while their copies are cold;
  * - `scan` (one creator's window, or every player's by USD profit when the window's players ×
  *   parts is at most PROFIT_SCAN_MAX_ROWS or the depth is above PROFIT_SCAN_MIN_DEPTH): every row
  *   of the window's parts grouped per player by the database, which returns the page's players
@@ -533,7 +535,7 @@ export async function topWindow(
   const keep = after === undefined ? undefined : (r: Ranked) => r.sk < after.sk || (r.sk === after.sk && r.player > after.player);
   const allTime = spec.sortBy === 'usd_volume' && (method === 'alltime' || (method === undefined && w.dayLists >= ALLTIME_MIN_LISTS));
   let top = allTime ? await thresholdTopN([allTimeVolumeList(db, spec)], lookup, depth, ALLTIME_BUDGET, undefined, keep) : undefined;
-  if (!top && (method === 'vectors' || (method === undefined && spec.creator === undefined))) top = await vectorsTop(db, w, spec, depth, after);
+  if (!top && (method === 'vectors' || (method === undefined && spec.creator === undefined && spec.sortBy === 'usd_profit'))) top = await vectorsTop(db, w, spec, depth, after);
   const profitScan = spec.sortBy === 'usd_profit' && (total * partCount(w) <= PROFIT_SCAN_MAX_ROWS || depth > PROFIT_SCAN_MIN_DEPTH);
   const scan = method === 'scan' || (method === undefined && (spec.creator !== undefined || profitScan));
   if (!top && scan) top = await scanTop(db, w, spec, depth, total, after);
