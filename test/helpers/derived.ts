@@ -246,6 +246,7 @@ const CREATED_BY: readonly [name: string, made: { tables?: string[]; indexes?: s
   ['0027_hour_user_rollups', { tables: ['ru_hour_user_t'] }],
   ['0028_fairness_blocks', { tables: ['ru_fair_bg'] }],
   ['0029_day_revisions', { tables: ['ru_day_rev'] }],
+  ['0030_hour_user_hour_index', { indexes: ['ru_hour_user_hour'] }],
 ];
 
 /**

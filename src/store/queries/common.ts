@@ -282,7 +282,9 @@ export function cutDayParts(a: DialectAdapter, f: GameFilter, day: number, from:
   if (f.creator !== undefined || f.pool !== undefined || f.player !== undefined) return [rawDayPart(a, f, day, from, to)];
   const { hours, raw } = hourSpan(from, to);
   const parts = raw.map(([a0, b0]) => rawDayPart(a, f, day, a0, b0));
-  if (hours) parts.push(sql`select player, ${sql.raw(SUMS)} from ru_hour_user_t where day = ${day} and hour_ms >= ${hours[0]} and hour_ms < ${hours[1]} ${filterSql(f)}`);
+  // `+hour_ms`: every rollup column is read, so the day's primary-key range, not the narrow
+  // ru_hour_user_hour index (migration 0030) and a search of the table per entry.
+  if (hours) parts.push(sql`select player, ${sql.raw(SUMS)} from ru_hour_user_t where day = ${day} and +hour_ms >= ${hours[0]} and +hour_ms < ${hours[1]} ${filterSql(f)}`);
   return parts.length > 0 ? parts : [rawDayPart(a, f, day, from, to)];
 }
 

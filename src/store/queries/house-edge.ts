@@ -203,7 +203,8 @@ async function playersPage(db: Kysely<Database>, q: HouseEdgeQuery, ends: { firs
   // unsorted, sorted with the rest below.
   const cuts = raw.map(([t0, t1]) => ({ day: dayOf(t0!), ...hourSpan(t0!, t1!) }));
   for (const c of cuts) {
-    if (c.hours) lists.push(sql`select distinct player from ru_hour_user_t where day = ${c.day} and hour_ms >= ${c.hours[0]} and hour_ms < ${c.hours[1]} ${atOrAfter} order by player limit ${k}`);
+    // `+hour_ms` keeps the primary key's (day, player) order (not the hours range of ru_hour_user_hour, migration 0030).
+    if (c.hours) lists.push(sql`select distinct player from ru_hour_user_t where day = ${c.day} and +hour_ms >= ${c.hours[0]} and +hour_ms < ${c.hours[1]} ${atOrAfter} order by player limit ${k}`);
     for (const [t0, t1] of c.raw) lists.push(sql`select distinct player from games where 1=1 ${timeRange(t0, t1)} ${atOrAfter}`);
   }
   const candidates = await sql<{ player: string }>`select distinct player from (${sql.join(
@@ -224,7 +225,7 @@ async function playersPage(db: Kysely<Database>, q: HouseEdgeQuery, ends: { firs
   if (keyed.days.length > 0) parts.push(sql`select player, token, ${sums} from ru_day_user_t where day in (${sql.join(keyed.days)}) and player in (${players})`);
   if (keyed.minusDays.length > 0) parts.push(sql`select player, token, ${NEGATED_SUMS} from ru_day_user_t where day in (${sql.join(keyed.minusDays)}) and player in (${players})`);
   for (const c of cuts) {
-    if (c.hours) parts.push(sql`select player, token, ${sums} from ru_hour_user_t where day = ${c.day} and player in (${players}) and hour_ms >= ${c.hours[0]} and hour_ms < ${c.hours[1]}`);
+    if (c.hours) parts.push(sql`select player, token, ${sums} from ru_hour_user_t where day = ${c.day} and player in (${players}) and +hour_ms >= ${c.hours[0]} and +hour_ms < ${c.hours[1]}`);
     for (const [t0, t1] of c.raw) parts.push(sql`select player, token, ${ofRow} from games where player in (${players}) ${timeRange(t0, t1)}`);
   }
   return sql.join(parts, sql` union all `);

@@ -1,7 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { BLOCK_DAYS, SEG_DAYS } from '../rollups/definitions.js';
-import { MS_PER_DAY, MS_PER_HOUR } from '../../core/index.js';
 import { num } from './common.js';
 
 /**
@@ -11,8 +10,7 @@ import { num } from './common.js';
  */
 export interface PartRef {
   table: string;
-  /** `hours`: a day of ru_hour_user_t, each row with its hour (PartVector.hours). */
-  unit: 'block' | 'seg' | 'day' | 'hours';
+  unit: 'block' | 'seg' | 'day';
   n: number;
   creator?: string | undefined;
   column: string;
@@ -23,19 +21,16 @@ export interface PartVector {
   stamp: number;
   players: Int32Array;
   values: Float64Array;
-  /** Of a `hours` part: each row's UTC hour of the day (0–23). */
-  hours?: Uint8Array;
 }
 
 /** Days [first, end) of a part (day numbers). */
 function daysOf(p: PartRef): [number, number] {
   const len = p.unit === 'block' ? BLOCK_DAYS : p.unit === 'seg' ? SEG_DAYS : 1;
-  if (p.unit === 'hours') return [p.n, p.n + 1];
   return [p.n * len, (p.n + 1) * len];
 }
 
 /** Bytes of a copy's arrays. */
-const sizeOf = (v: PartVector): number => v.players.byteLength + v.values.byteLength + (v.hours?.byteLength ?? 0);
+const sizeOf = (v: PartVector): number => v.players.byteLength + v.values.byteLength;
 
 /** Bytes a player number costs beyond its vector entries (its name and map entry), roughly. */
 const PLAYER_BYTES = 96;
@@ -63,8 +58,8 @@ export class Numbering {
 
 /**
  * In-memory copies of window parts' rows (docs/design.md §7 "Part vectors"), kept per database
- * handle: a whole block, segment or day of a per-player rollup (or a day's hour rows) as typed
- * arrays (player numbers, values), least recently used dropped past `capBytes`. A copy is stamped
+ * handle: a whole block, segment or day of a per-player rollup as typed arrays (player numbers,
+ * values), least recently used dropped past `capBytes`. A copy is stamped
  * with the sum of its days' `rev` in ru_day_rev (migration 0029), read before its rows: the write
  * path adds 1 to a day's rev in the transaction that changes its rollups, so a copy whose stamp
  * still equals the sum holds the rows as stored (a write between the two reads only makes the copy
@@ -161,21 +156,18 @@ export class PartVectors {
   }
 }
 
-/** A part's rows as a copy numbered by `numbering`: through the part's sort index (its order) for a block, segment or day, by key for a day's hours. */
+/** A part's rows as a copy numbered by `numbering`, read through the part's sort index (its order). */
 async function read(db: Kysely<Database>, p: PartRef, stamp: number, numbering: Numbering): Promise<PartVector> {
   const where = p.creator === undefined ? sql`` : sql`and creator = ${p.creator}`;
-  const hourly = p.unit === 'hours';
-  const rows = await sql<{ player: string; v: unknown; h: unknown }>`select player, ${sql.raw(p.column)} as v ${hourly ? sql`, hour_ms as h` : sql``}
-    from ${sql.raw(p.table)} where ${sql.raw(hourly ? 'day' : p.unit)} = ${p.n} ${where} ${hourly ? sql`` : sql`order by ${sql.raw(p.column)} desc, player`}`.execute(db);
+  const rows = await sql<{ player: string; v: unknown }>`select player, ${sql.raw(p.column)} as v from ${sql.raw(p.table)}
+    where ${sql.raw(p.unit)} = ${p.n} ${where} order by ${sql.raw(p.column)} desc, player`.execute(db);
   const players = new Int32Array(rows.rows.length);
   const values = new Float64Array(rows.rows.length);
-  const hours = hourly ? new Uint8Array(rows.rows.length) : undefined;
   rows.rows.forEach((x, i) => {
     players[i] = numbering.numberOf(String(x.player));
     values[i] = num(x.v);
-    if (hours) hours[i] = (num(x.h) - p.n * MS_PER_DAY) / MS_PER_HOUR;
   });
-  return hours ? { stamp, players, values, hours } : { stamp, players, values };
+  return { stamp, players, values };
 }
 
 /** Bytes of part copies kept per database handle (each SQLite reader thread has its own). */

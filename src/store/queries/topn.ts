@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { dayOf, MS_PER_DAY, MS_PER_HOUR } from '../../core/index.js';
+import { dayOf, MS_PER_DAY } from '../../core/index.js';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
 import { ALL_CREATORS, BLOCK_DAYS, blockOf, GAME_ROLLUP_COLUMNS, SEG_DAYS } from '../rollups/definitions.js';
@@ -162,7 +162,9 @@ async function randomAccess(db: Kysely<Database>, a: DialectAdapter, w: WindowPa
         continue;
       }
       const { hours, raw } = hourSpan(r.from, r.to);
-      if (hours) parts.push(sql`select player, ${sums} from ru_hour_user_t where day = ${r.day} and player in ${ps} and hour_ms >= ${hours[0]} and hour_ms < ${hours[1]}`);
+      // `+hour_ms`: the hours term takes no part in the index choice (SQLite keeps no statistics), so
+      // the primary key (day, player) is searched per player rather than ru_hour_user_hour's range.
+      if (hours) parts.push(sql`select player, ${sums} from ru_hour_user_t where day = ${r.day} and player in ${ps} and +hour_ms >= ${hours[0]} and +hour_ms < ${hours[1]}`);
       for (const [from, to] of raw) parts.push(rawPart(r.day, from, to));
     }
     const rows = await sql<Record<string, unknown>>`select player, ${AGG_SUMS}
@@ -190,7 +192,7 @@ const ORDERED_SUM = orderedSum(sql.raw('v'));
  * segments and days, and its cut days: their whole hours (ru_hour_user_t rows) and the raw games
  * of under an hour at each end (one row per player and range: its games' values added in
  * ascending order by the database, `sum(v order by v)`), or with a creator the cut part's raw
- * games alike; each restricted by `and` (` and player in …`, or nothing). The caller adds a
+ * games alike; each restricted to `players` when given (else every player). The caller adds a
  * player's rows by ORDERED_SUM, so every method totals the same rows the same way.
  * With `keySearch`, `plays` is read too, though unused: it is not in the lists' sort indexes
  * (block or day, value, player), so SQLite, which keeps no table statistics, searches the primary
@@ -198,7 +200,8 @@ const ORDERED_SUM = orderedSum(sql.raw('v'));
  * index (32 players over 40 lists at 1M games: 11.5 → 3.0 ms). For many players, or every player,
  * the scan of the covering index is the cheaper one, and SQLite picks it.
  */
-function valueParts(w: WindowParts, spec: TopSpec, and: RawBuilder<unknown>, keySearch: boolean): RawBuilder<unknown>[] {
+function valueParts(w: WindowParts, spec: TopSpec, players: readonly string[] | undefined, keySearch: boolean): RawBuilder<unknown>[] {
+  const and = players === undefined ? sql`` : sql`and player in ${list(players)}`;
   const src = source(spec);
   const v = sql.raw(src.column);
   const plays = keySearch ? sql`, plays` : sql``;
@@ -224,7 +227,11 @@ function valueParts(w: WindowParts, spec: TopSpec, and: RawBuilder<unknown>, key
     // hour at each end: a scan reads no day of `games` rows in time order (docs/design.md §7
     // "Hours of the cut days").
     const { hours, raw } = hourSpan(r.from, r.to);
-    if (hours) parts.push(sql`select player, ${v} as v ${plays} from ru_hour_user_t where day = ${r.day} and hour_ms >= ${hours[0]} and hour_ms < ${hours[1]} ${and}`);
+    // With a list of players (`and`), `+hour_ms` keeps the hours term out of the index choice: the
+    // primary key (day, player) is searched per player. For every player, the narrow index
+    // ru_hour_user_hour (day, hour_ms, player, token, usd_profit; migration 0030) reads just the hours.
+    const hour = sql.raw(players !== undefined ? '+hour_ms' : 'hour_ms');
+    if (hours) parts.push(sql`select player, ${v} as v ${plays} from ru_hour_user_t where day = ${r.day} and ${hour} >= ${hours[0]} and ${hour} < ${hours[1]} ${and}`);
     for (const [from, to] of raw) parts.push(rawRange(from, to));
   }
   return parts;
@@ -239,7 +246,7 @@ async function sortValues(db: Kysely<Database>, w: WindowParts, players: string[
   const out: Ranked[] = [];
   for (let i = 0; i < players.length; i += RANDOM_CHUNK) {
     const chunk = players.slice(i, i + RANDOM_CHUNK);
-    const parts = valueParts(w, spec, sql`and player in ${list(chunk)}`, chunk.length <= KEY_SEARCH_MAX);
+    const parts = valueParts(w, spec, chunk, chunk.length <= KEY_SEARCH_MAX);
     const rows = await sql<{ player: string; sk: unknown }>`select player, ${ORDERED_SUM} as sk from (${sql.join(parts, sql` union all `)}) u group by player`.execute(db);
     for (const r of rows.rows) out.push({ player: String(r.player), sk: num(r.sk) });
   }
@@ -366,7 +373,7 @@ export type TopWindowMethod = 'scan' | 'alltime' | 'parts' | 'vectors';
  * unless the window's `players` (topWindow's total) times the parts is already within the cap.
  */
 async function scanTop(db: Kysely<Database>, w: WindowParts, spec: TopSpec, depth: number, players: number, after?: { sk: number; player: string }): Promise<Ranked[] | undefined> {
-  const union = sql.join(valueParts(w, spec, sql``, false), sql` union all `);
+  const union = sql.join(valueParts(w, spec, undefined, false), sql` union all `);
   // Each part holds at most one row per player of the window: when that bounds the rows under the
   // cap, the count is not needed.
   if (players * partCount(w) > SCAN_MAX_ROWS) {
@@ -406,27 +413,16 @@ async function vectorsTop(db: Kysely<Database>, w: WindowParts, spec: TopSpec, d
   const copies = partVectorsOf(db);
   const ref = (unit: PartRef['unit'], table: string) => (n: number): PartRef => ({ table, unit, n, creator: spec.creator, column: src.column });
   const parts = [...w.blocks.map(ref('block', src.block)), ...w.segs.map(ref('seg', src.seg)), ...w.days.map(ref('day', src.day))];
-  // A cut day's whole hours are a copy of its ru_hour_user_t rows (every player) taken between two
-  // hours of the day; the rest of the cut (under an hour a side, or all of it with a creator) is
-  // read as the random access reads it, grouped per player by the database.
-  const hourRange = new Map<number, [number, number]>();
-  const rest: WindowParts['raw'] = [];
-  for (const r of w.raw) {
-    const { hours, raw } = spec.creator === undefined ? hourSpan(r.from, r.to) : { hours: undefined, raw: [[r.from, r.to]] as [number, number][] };
-    if (hours) {
-      hourRange.set(parts.length, [(hours[0] - r.day * MS_PER_DAY) / MS_PER_HOUR, (hours[1] - r.day * MS_PER_DAY) / MS_PER_HOUR]);
-      parts.push(ref('hours', 'ru_hour_user_t')(r.day));
-    }
-    for (const [from, to] of raw) rest.push({ day: r.day, from, to });
-  }
   const { numbering, vectors } = await copies.vectors(db, parts);
   // Every player's whole blocks, segments and days are read into copies in the background after
-  // the first such window (part-vectors.ts prefetch), while they fit half the cache.
+  // the first such window (part-vectors.ts prefetch), while they fit the cache's share for it.
   if (spec.creator === undefined) copies.prefetch(db, `${src.block}:${src.column}`, () => everyBlockAndSegment(db, spec));
-  // One plain sum and Σ|value| per player (its error is within Σ|value| like the rest).
+  // The cut days as the random access reads them (their whole hours through ru_hour_user_hour,
+  // migration 0030, and raw games under an hour a side): one plain sum and Σ|value| per player,
+  // whose error is within Σ|value| like the rest.
   const cut: { n: number; v: number; a: number }[] = [];
-  if (rest.length > 0) {
-    const union = sql.join(valueParts({ blocks: [], segs: [], days: [], dayLists: 0, raw: rest }, spec, sql``, false), sql` union all `);
+  if (w.raw.length > 0) {
+    const union = sql.join(valueParts({ blocks: [], segs: [], days: [], dayLists: 0, raw: w.raw }, spec, undefined, false), sql` union all `);
     const r = await sql<{ player: string; v: unknown; a: unknown }>`select player, sum(v) as v, sum(abs(v)) as a from (${union}) u group by player`.execute(db);
     for (const x of r.rows) cut.push({ n: numbering.numberOf(String(x.player)), v: num(x.v), a: num(x.a) });
   }
@@ -434,17 +430,14 @@ async function vectorsTop(db: Kysely<Database>, w: WindowParts, spec: TopSpec, d
   const sum = new Float64Array(count);
   const abs = new Float64Array(count);
   const seen = new Uint8Array(count);
-  vectors.forEach((v, at) => {
-    const { players, values, hours } = v;
-    const range = hourRange.get(at);
+  for (const { players, values } of vectors) {
     for (let i = 0; i < players.length; i++) {
-      if (range && hours && (hours[i]! < range[0] || hours[i]! >= range[1])) continue;
       const p = players[i]!;
       sum[p]! += values[i]!;
       abs[p]! += Math.abs(values[i]!);
       seen[p] = 1;
     }
-  });
+  }
   for (const c of cut) {
     sum[c.n]! += c.v;
     abs[c.n]! += c.a;
