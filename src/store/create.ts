@@ -10,7 +10,7 @@ import { mappingErrors } from './driver-errors.js';
 import { createApiKeyStore } from './keys.js';
 import { migrateToLatest } from './migrate.js';
 import { refreshPoolTvl } from './rollups/index.js';
-import { createQueries } from './queries/index.js';
+import { createQueries, warmQueries } from './queries/index.js';
 import { openPostgres, POSTGRES_POOL_SIZE } from './postgres.js';
 import { createReaderPool, type ReaderPool } from './readers/pool.js';
 import { cachingSqliteDatabase } from './statement-cache.js';
@@ -298,6 +298,8 @@ async function openReadonly(opts: CreateStoreOptions): Promise<Store> {
     await Promise.all([readers?.close(), db.destroy(), readDb?.destroy()]).catch(() => undefined);
     throw new AppError('STORE_UNAVAILABLE', `cannot read the store: ${(err as Error).message}`, { cause: err, retryable: true });
   }
+  // PostgreSQL: this process's part copies start warming now (SQLite: each reader thread's, when it opens).
+  if (!readers) warmQueries(readDb ?? db);
   const readonlyError = (what: string) => async (): Promise<never> => {
     throw new AppError('STORE_READ_ONLY', `${what} needs a read-write store; this one was opened read-only`);
   };

@@ -14,6 +14,15 @@ import { stats } from './stats.js';
 import { biggestWins, houseEdge } from './house-edge.js';
 import { lpPrice, poolReturns } from './lp-returns.js';
 import { coverageReport, coverageSignatures, coverageSummary } from './coverage.js';
+import { prefetchTopN } from './topn.js';
+
+/**
+ * Background reads a serving connection starts when it opens (docs/design.md §7 "Part vectors"):
+ * the USD profit leaderboard's part copies. Errors end them quietly.
+ */
+export function warmQueries(db: Kysely<Database>): void {
+  prefetchTopN(db);
+}
 
 /** The read side of the store (src/store/types.ts Queries), bound to one database. */
 export function createQueries(db: Kysely<Database>, a: DialectAdapter): Queries {

@@ -133,7 +133,10 @@ export class PartVectors {
     if (this.prefetched.has(key)) return;
     this.prefetched.add(key);
     const run = async () => {
-      for (const p of await parts()) {
+      const list = await parts();
+      // Nothing stored yet: the first window read later starts it again.
+      if (list.length === 0) this.prefetched.delete(key);
+      for (const p of list) {
         await new Promise((resolve) => setTimeout(resolve, 0));
         if (this.bytes + this.numbering.names.length * PLAYER_BYTES > this.capBytes * PREFETCH_SHARE) return;
         await this.vectors(db, [p]);

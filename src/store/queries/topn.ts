@@ -463,6 +463,17 @@ async function vectorsTop(db: Kysely<Database>, w: WindowParts, spec: TopSpec, d
   return (await sortValues(db, w, candidates, spec)).filter(keep).sort(byRank).slice(0, depth);
 }
 
+/**
+ * Starts reading every player's USD profit lists (their whole blocks, segments and days) into part
+ * copies in the background (part-vectors.ts prefetch), as the first windowed profit ranking would:
+ * called when a reader opens its connection, so the copies are warm before the first such request.
+ */
+export function prefetchTopN(db: Kysely<Database>): void {
+  const spec: TopSpec = { sortBy: 'usd_profit' };
+  const src = source(spec);
+  partVectorsOf(db).prefetch(db, `${src.block}:${src.column}`, () => everyBlockAndSegment(db, spec));
+}
+
 /** Every stored 32-day block of a spec's lists, then the 8-day segments and the days of those blocks, each newest first, as parts of its sort column. */
 async function everyBlockAndSegment(db: Kysely<Database>, spec: TopSpec): Promise<PartRef[]> {
   const src = source(spec);

@@ -9,7 +9,7 @@ import { Kysely, sql, SqliteDialect } from 'kysely';
 import { workerData } from 'piscina';
 import { sqliteAdapter } from '../dialect.js';
 import { toStoreError } from '../driver-errors.js';
-import { createQueries } from '../queries/index.js';
+import { createQueries, warmQueries } from '../queries/index.js';
 import type { Database } from '../schema.js';
 import { cachingSqliteDatabase } from '../statement-cache.js';
 import type { Queries } from '../types.js';
@@ -25,6 +25,7 @@ function open(): { db: Kysely<Database>; queries: Queries } {
   const database = openReaderDatabase(settings);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingSqliteDatabase(database) }) });
   opened = { db, queries: createQueries(db, sqliteAdapter) };
+  warmQueries(db);
   return opened;
 }
 
