@@ -16,8 +16,9 @@ export interface PartRef {
   column: string;
 }
 
-/** A part's rows in memory: player numbers (PartVectors.names) and their values, as stored. */
+/** A part's rows in memory: player numbers (of a Numbering) and their values, as stored. */
 export interface PartVector {
+  /** Σ of the part's days' rev (ru_day_rev) read before the rows. */
   stamp: number;
   players: Int32Array;
   values: Float64Array;

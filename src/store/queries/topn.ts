@@ -414,8 +414,9 @@ async function vectorsTop(db: Kysely<Database>, w: WindowParts, spec: TopSpec, d
   const ref = (unit: PartRef['unit'], table: string) => (n: number): PartRef => ({ table, unit, n, creator: spec.creator, column: src.column });
   const parts = [...w.blocks.map(ref('block', src.block)), ...w.segs.map(ref('seg', src.seg)), ...w.days.map(ref('day', src.day))];
   const { numbering, vectors } = await copies.vectors(db, parts);
-  // Every player's whole blocks, segments and days are read into copies in the background after
-  // the first such window (part-vectors.ts prefetch), while they fit the cache's share for it.
+  // Every player's whole blocks, segments and days are read into copies in the background, from
+  // the connection's opening (prefetchTopN) or else from the first such window (part-vectors.ts
+  // prefetch: once per list), while they fit the cache's share for it.
   if (spec.creator === undefined) copies.prefetch(db, `${src.block}:${src.column}`, () => everyBlockAndSegment(db, spec));
   // The cut days as the random access reads them (their whole hours through ru_hour_user_hour,
   // migration 0030, and raw games under an hour a side): one plain sum and Σ|value| per player,
