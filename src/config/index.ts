@@ -70,6 +70,11 @@ export interface Config {
   streamMaxPerKey: number;
   /** STORE_READERS: reader threads of the API's SQLite store (docs/architecture.md "Reader pool"; default 2). */
   storeReaders: number;
+  /**
+   * STORE_COPIES_MIB: in-memory part copies of the profit leaderboard per reader thread (SQLite) or
+   * per API process (PostgreSQL), MiB; 0 turns them off (docs/design.md §7 "Part vectors"; default 24).
+   */
+  storeCopiesMiB: number;
   /** STORE_TIMEOUT_MS: deadline of one store read by the API and /ready, ms (docs/hardening.md "Store deadline"; default 2000). */
   storeTimeoutMs: number;
 }
@@ -188,6 +193,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     streamHeartbeatMs: int(env, 'STREAM_HEARTBEAT_MS', 15_000, 1000, 120_000),
     streamMaxPerKey: int(env, 'STREAM_MAX_PER_KEY', 5, 1, 1000),
     storeReaders: int(env, 'STORE_READERS', 2, 1, 64),
+    storeCopiesMiB: int(env, 'STORE_COPIES_MIB', 24, 0, 1024),
     storeTimeoutMs: int(env, 'STORE_TIMEOUT_MS', 2000, 100, 600_000),
     ...overrides,
   };

@@ -10,7 +10,7 @@ import { mappingErrors } from './driver-errors.js';
 import { createApiKeyStore } from './keys.js';
 import { migrateToLatest } from './migrate.js';
 import { refreshPoolTvl } from './rollups/index.js';
-import { createQueries, warmQueries } from './queries/index.js';
+import { createQueries, PART_VECTORS_MIB, warmQueries } from './queries/index.js';
 import { openPostgres, POSTGRES_POOL_SIZE } from './postgres.js';
 import { createReaderPool, type ReaderPool } from './readers/pool.js';
 import { cachingSqliteDatabase } from './statement-cache.js';
@@ -27,6 +27,9 @@ export const DEFAULT_STORE_READERS = 2;
 
 /** Deadline of one read of a read-only store by default, ms (docs/configuration.md `STORE_TIMEOUT_MS`). */
 export const DEFAULT_STORE_TIMEOUT_MS = 2000;
+
+/** Part copies per reader thread (SQLite) or API process (PostgreSQL) by default, MiB (docs/configuration.md `STORE_COPIES_MIB`). */
+export const DEFAULT_STORE_COPIES_MIB = PART_VECTORS_MIB;
 
 /** Page cache of one reader thread, MiB: readers share the OS page cache, so each keeps a small one. */
 const READER_CACHE_MIB = 8;
@@ -76,6 +79,12 @@ export interface CreateStoreOptions {
    * RSS anyway (docs/benchmarks.md target "API RSS ≤ 250 MB").
    */
   cacheMiB?: number;
+  /**
+   * Read-only: part copies of the USD profit leaderboard kept in memory, MiB, per reader thread
+   * (SQLite) or for the process (PostgreSQL); 0 = none (default DEFAULT_STORE_COPIES_MIB;
+   * docs/design.md §7 "Part vectors").
+   */
+  copiesMiB?: number;
   /**
    * SQLite only, read-write only: open for a bulk load into a file nobody reads yet (the
    * benchmark's dataset builder, docs/benchmarks.md "Building a dataset"): the rollback journal
@@ -266,6 +275,7 @@ async function unpricedHours(db: Kysely<Database>, limit: number): Promise<{ min
 async function openReadonly(opts: CreateStoreOptions): Promise<Store> {
   const { config, common } = opts;
   const timeoutMs = opts.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
+  const copiesMiB = Math.max(0, opts.copiesMiB ?? DEFAULT_STORE_COPIES_MIB);
   const adapter: DialectAdapter = config.kind === 'sqlite' ? sqliteAdapter : postgresAdapter;
   let db: Kysely<Database>;
   let readDb: Kysely<Database> | undefined;
@@ -283,6 +293,7 @@ async function openReadonly(opts: CreateStoreOptions): Promise<Store> {
       // At least the deadline, so the deadline decides; a reader still waiting after it was abandoned stops soon after.
       busyTimeoutMs: opts.busyTimeoutMs ?? timeoutMs,
       cacheMiB: opts.cacheMiB ?? READER_CACHE_MIB,
+      copiesMiB,
       logger: common.logger,
     });
     await readers.warm;
@@ -299,7 +310,7 @@ async function openReadonly(opts: CreateStoreOptions): Promise<Store> {
     throw new AppError('STORE_UNAVAILABLE', `cannot read the store: ${(err as Error).message}`, { cause: err, retryable: true });
   }
   // PostgreSQL: this process's part copies start warming now (SQLite: each reader thread's, when it opens).
-  if (!readers) warmQueries(readDb ?? db);
+  if (!readers) warmQueries(readDb ?? db, copiesMiB);
   const readonlyError = (what: string) => async (): Promise<never> => {
     throw new AppError('STORE_READ_ONLY', `${what} needs a read-write store; this one was opened read-only`);
   };

@@ -86,7 +86,10 @@ describe.each(testDialects())('part copies of the windowed top-N (%s)', (dialect
     // Two handles: the default cache, and one that holds about one block's copy at a time.
     const db = kyselyOn(place);
     const tiny = kyselyOn(place);
-    partVectorsOf(tiny, 4096);
+    partVectorsOf(tiny, 4 / 1024);
+    // And one with the copies off (STORE_COPIES_MIB=0): the default ranking takes another method.
+    const off = kyselyOn(place);
+    partVectorsOf(off, 0);
     const a = dialect === 'sqlite' ? sqliteAdapter : postgresAdapter;
     try {
       const f = generateFixture({ seed: 41, games: 2500, poolChanges: 30 });
@@ -111,6 +114,8 @@ describe.each(testDialects())('part copies of the windowed top-N (%s)', (dialect
         for (const [start, end] of windows) {
           for (const sortBy of ['usd_profit', 'usd_volume'] as const) {
             const want = ranking(games, start, end, sortBy);
+            const fallback = await topWindow(off, a, { sortBy }, start, end, 7);
+            if (fallback) expect(fallback.rows.map((r) => String(r.player)), `${label} copies off ${sortBy}`).toEqual(want.slice(0, 7).map((w) => w.player));
             for (const [handle, name] of [[db, 'default'], [tiny, 'tiny']] as const) {
               for (const depth of [1, 7]) {
                 const top = await topWindow(handle, a, { sortBy }, start, end, depth, undefined, 'vectors');
@@ -147,10 +152,17 @@ describe.each(testDialects())('part copies of the windowed top-N (%s)', (dialect
       await check('rebuilt');
       // 4 stages × 6 windows × 2 sorts × 2 handles × 2 depths: the method answered nearly all.
       expect(answered).toBeGreaterThan(4 * 6 * 2 * 2 * 2 * 0.9);
+      expect(partVectorsOf(off).enabled).toBe(false);
+      expect(partVectorsOf(off).bytesHeld).toBe(0);
+      // With the copies off the default ranking never reads a part into one.
+      expect(partVectorsOf(off).partsRead).toBe(0);
+      expect(partVectorsOf(tiny).bytesHeld).toBeLessThanOrEqual(4096);
+      expect(partVectorsOf(db).bytesHeld).toBeGreaterThan(4096);
     } finally {
       await store.close();
       await db.destroy();
       await tiny.destroy();
+      await off.destroy();
       await place.close();
     }
   });

@@ -200,7 +200,7 @@ async function serveWorker(common: Common, config: Readonly<Config>): Promise<vo
  * lookups on this thread's own connection wait at most 250 ms for a lock.
  */
 function openApiStore(common: Common, config: Readonly<Config>): Promise<Store> {
-  return createStore({ common, config: config.store, access: 'readonly', readers: config.storeReaders, timeoutMs: config.storeTimeoutMs });
+  return createStore({ common, config: config.store, access: 'readonly', readers: config.storeReaders, copiesMiB: config.storeCopiesMiB, timeoutMs: config.storeTimeoutMs });
 }
 
 /**

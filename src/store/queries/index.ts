@@ -14,13 +14,18 @@ import { stats } from './stats.js';
 import { biggestWins, houseEdge } from './house-edge.js';
 import { lpPrice, poolReturns } from './lp-returns.js';
 import { coverageReport, coverageSignatures, coverageSummary } from './coverage.js';
+import { partVectorsOf, PART_VECTORS_MIB } from './part-vectors.js';
 import { prefetchTopN } from './topn.js';
 
+export { PART_VECTORS_MIB };
+
 /**
- * Background reads a serving connection starts when it opens (docs/design.md §7 "Part vectors"):
- * the USD profit leaderboard's part copies. Errors end them quietly.
+ * Sets up a serving connection's in-memory state when it opens (docs/design.md §7 "Part vectors"):
+ * part copies of up to `copiesMiB` MiB (0: none), whose USD profit lists start reading in the
+ * background. Errors of those reads end them quietly.
  */
-export function warmQueries(db: Kysely<Database>): void {
+export function warmQueries(db: Kysely<Database>, copiesMiB: number = PART_VECTORS_MIB): void {
+  partVectorsOf(db, copiesMiB);
   prefetchTopN(db);
 }
 

@@ -72,8 +72,24 @@ export class PartVectors {
   private numbering = new Numbering();
   private bytes = 0;
   private readonly prefetched = new Set<string>();
+  private reads = 0;
 
   constructor(private readonly capBytes: number) {}
+
+  /** Bytes the copies hold now (their arrays), at most the cap. */
+  get bytesHeld(): number {
+    return this.bytes;
+  }
+
+  /** Parts read into copies so far (first reads and re-reads of changed parts). */
+  get partsRead(): number {
+    return this.reads;
+  }
+
+  /** Whether copies are kept at all (a cap above 0): topWindow's default ranking uses them only then. */
+  get enabled(): boolean {
+    return this.capBytes > 0;
+  }
 
   /**
    * The copies of `parts`, in order, each as stored now (values of the part's column, players as
@@ -114,6 +130,7 @@ export class PartVectors {
         continue;
       }
       const v = await read(db, p, stamp, numbering);
+      this.reads++;
       vectors.push(v);
       if (numbering !== this.numbering) continue;
       const old = this.parts.get(key);
@@ -131,7 +148,7 @@ export class PartVectors {
    * errors end it quietly (the store may be closing).
    */
   prefetch(db: Kysely<Database>, key: string, parts: () => Promise<PartRef[]>): void {
-    if (this.prefetched.has(key)) return;
+    if (!this.enabled || this.prefetched.has(key)) return;
     this.prefetched.add(key);
     const run = async () => {
       const list = await parts();
@@ -174,17 +191,22 @@ async function read(db: Kysely<Database>, p: PartRef, stamp: number, numbering: 
   return { stamp, players, values };
 }
 
-/** Bytes of part copies kept per database handle (each SQLite reader thread has its own). */
-export const PART_VECTORS_BYTES = 24 * 1024 * 1024;
+/** MiB of part copies kept per database handle by default (each SQLite reader thread has its own). */
+export const PART_VECTORS_MIB = 24;
+
+const MIB = 1024 * 1024;
 
 /** Share of the cap the background reads fill at most: the rest is left to the parts requests read. */
 const PREFETCH_SHARE = 0.75;
 
 const byHandle = new WeakMap<object, PartVectors>();
 
-/** The part copies of a database handle, created on first use with `capBytes` (later calls keep the first cap). */
-export function partVectorsOf(db: Kysely<Database>, capBytes = PART_VECTORS_BYTES): PartVectors {
+/**
+ * The part copies of a database handle, created on first use with a cap of `capMiB` MiB (later
+ * calls keep the first cap; 0 keeps none: PartVectors.enabled is false).
+ */
+export function partVectorsOf(db: Kysely<Database>, capMiB = PART_VECTORS_MIB): PartVectors {
   let v = byHandle.get(db);
-  if (v === undefined) byHandle.set(db, (v = new PartVectors(capBytes)));
+  if (v === undefined) byHandle.set(db, (v = new PartVectors(Math.max(0, capMiB) * MIB)));
   return v;
 }

@@ -540,7 +540,8 @@ export async function topWindow(
   const keep = after === undefined ? undefined : (r: Ranked) => r.sk < after.sk || (r.sk === after.sk && r.player > after.player);
   const allTime = spec.sortBy === 'usd_volume' && (method === 'alltime' || (method === undefined && w.dayLists >= ALLTIME_MIN_LISTS));
   let top = allTime ? await thresholdTopN([allTimeVolumeList(db, spec)], lookup, depth, ALLTIME_BUDGET, undefined, keep) : undefined;
-  if (!top && (method === 'vectors' || (method === undefined && spec.creator === undefined && spec.sortBy === 'usd_profit'))) top = await vectorsTop(db, w, spec, depth, after);
+  const vectors = method === 'vectors' || (method === undefined && spec.creator === undefined && spec.sortBy === 'usd_profit' && partVectorsOf(db).enabled);
+  if (!top && vectors) top = await vectorsTop(db, w, spec, depth, after);
   const profitScan = spec.sortBy === 'usd_profit' && (total * partCount(w) <= PROFIT_SCAN_MAX_ROWS || depth > PROFIT_SCAN_MIN_DEPTH);
   const scan = method === 'scan' || (method === undefined && (spec.creator !== undefined || profitScan));
   if (!top && scan) top = await scanTop(db, w, spec, depth, total, after);

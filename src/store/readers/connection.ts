@@ -24,7 +24,7 @@ export const READER_TEMP_STORE = 'FILE';
  * missing (a reader never creates the database: the writer does, and migrates it) or a pragma
  * fails; the connection is closed then.
  */
-export function openReaderDatabase(settings: ReaderSettings): BetterSqlite3.Database {
+export function openReaderDatabase(settings: Pick<ReaderSettings, 'path' | 'busyTimeoutMs' | 'cacheMiB'>): BetterSqlite3.Database {
   const database = new BetterSqlite3(settings.path, { fileMustExist: true });
   try {
     database.pragma('query_only = ON');

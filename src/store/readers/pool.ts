@@ -64,7 +64,7 @@ const QUERY_METHODS = Object.keys({
 
 /** Starts `readers` threads (piscina) that run `store.queries` on their own `query_only` connections, each query within the deadline (docs/architecture.md "Reader pool"); a late query fails with AppError STORE_UNAVAILABLE. */
 export function createReaderPool(o: ReaderPoolOptions): ReaderPool {
-  const settings: ReaderSettings = { path: o.path, busyTimeoutMs: o.busyTimeoutMs, cacheMiB: o.cacheMiB };
+  const settings: ReaderSettings = { path: o.path, busyTimeoutMs: o.busyTimeoutMs, cacheMiB: o.cacheMiB, copiesMiB: o.copiesMiB };
   const pool = new Piscina({
     ...workerEntry(),
     workerData: settings,

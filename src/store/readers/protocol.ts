@@ -15,6 +15,8 @@ export interface ReaderSettings {
   busyTimeoutMs: number;
   /** Page cache of one reader, MiB. */
   cacheMiB: number;
+  /** Part copies of one reader, MiB; 0 = none (docs/design.md §7 "Part vectors"). */
+  copiesMiB: number;
 }
 
 /** What a reader thread can run: a read query by name, or `ping`. */

@@ -25,7 +25,7 @@ function open(): { db: Kysely<Database>; queries: Queries } {
   const database = openReaderDatabase(settings);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingSqliteDatabase(database) }) });
   opened = { db, queries: createQueries(db, sqliteAdapter) };
-  warmQueries(db);
+  warmQueries(db, settings.copiesMiB);
   return opened;
 }
 
