@@ -97,6 +97,20 @@ function source(spec: TopSpec) {
 /** How many parts (lists of the day grain and cut days) a window reads: each holds at most one row per player. */
 const partCount = (w: WindowParts): number => w.blocks.length + w.segs.length + w.days.length + w.raw.length;
 
+/**
+ * The first and last stored 32-day blocks of the per-player lists (undefined when none: only blocks
+ * holding games are lists) and the last stored day (-1 when none: days after it hold no rows, such
+ * as an open window's rest of the block); three seeks on primary keys.
+ */
+async function storedRange(db: Kysely<Database>): Promise<{ lo?: number; hi?: number; lastDay: number }> {
+  const r = await sql<{ lo: unknown; hi: unknown; last: unknown }>`select (select min(block) from ru_block_user) as lo, (select max(block) from ru_block_user) as hi,
+    (select max(day) from ru_day_user) as last`.execute(db);
+  const row = r.rows[0];
+  const at = (x: unknown): number | undefined => (x === null || x === undefined ? undefined : num(x));
+  const lo = at(row?.lo), hi = at(row?.hi);
+  return { ...(lo !== undefined && hi !== undefined ? { lo, hi } : {}), lastDay: at(row?.last) ?? -1 };
+}
+
 /** The parts windowSource reads for an unfiltered window, or undefined when the window lies in one UTC day. */
 async function windowParts(db: Kysely<Database>, startTime: number | undefined, endTime: number | undefined): Promise<WindowParts | undefined> {
   const d = startTime === undefined ? -1 : dayOf(startTime);
@@ -104,16 +118,11 @@ async function windowParts(db: Kysely<Database>, startTime: number | undefined, 
   if (e !== undefined && startTime !== undefined && e <= d) return undefined;
   const b0 = blockOf(d);
   const b1 = e === undefined ? undefined : blockOf(e);
-  // Only blocks holding games are lists (two seeks on the primary key).
-  const r = await sql<{ lo: unknown; hi: unknown; last: unknown }>`select (select min(block) from ru_block_user) as lo, (select max(block) from ru_block_user) as hi,
-    (select max(day) from ru_day_user) as last`.execute(db);
-  const lo = r.rows[0]?.lo, hi = r.rows[0]?.hi;
-  // Days after the last stored one hold no rows (an open window's rest of the block).
-  const lastDay = r.rows[0]?.last === null || r.rows[0]?.last === undefined ? -1 : num(r.rows[0].last);
+  const { lo, hi, lastDay } = await storedRange(db);
   const blocks: number[] = [];
-  if (lo !== null && lo !== undefined && hi !== null && hi !== undefined) {
-    const end = Math.min(b1 ?? Infinity, num(hi) + 1);
-    for (let b = Math.max(b0 + 1, num(lo)); b < end; b++) blocks.push(b);
+  if (lo !== undefined && hi !== undefined) {
+    const end = Math.min(b1 ?? Infinity, hi + 1);
+    for (let b = Math.max(b0 + 1, lo); b < end; b++) blocks.push(b);
   }
   const days: number[] = [];
   const startBlockEnd = (b0 + 1) * BLOCK_DAYS;
@@ -417,7 +426,7 @@ async function vectorsTop(db: Kysely<Database>, w: WindowParts, spec: TopSpec, d
   // Every player's whole blocks, segments and days are read into copies in the background, from
   // the connection's opening (prefetchTopN) or else from the first such window (part-vectors.ts
   // prefetch: once per list), while they fit the cache's share for it.
-  if (spec.creator === undefined) copies.prefetch(db, `${src.block}:${src.column}`, () => everyBlockAndSegment(db, spec));
+  if (spec.creator === undefined) prefetchParts(db, spec);
   // The cut days as the random access reads them (their whole hours through ru_hour_user_hour,
   // migration 0030, and raw games under an hour a side): one plain sum and Σ|value| per player,
   // whose error is within Σ|value| like the rest.
@@ -470,24 +479,26 @@ async function vectorsTop(db: Kysely<Database>, w: WindowParts, spec: TopSpec, d
  * called when a reader opens its connection, so the copies are warm before the first such request.
  */
 export function prefetchTopN(db: Kysely<Database>): void {
-  const spec: TopSpec = { sortBy: 'usd_profit' };
-  const src = source(spec);
-  partVectorsOf(db).prefetch(db, `${src.block}:${src.column}`, () => everyBlockAndSegment(db, spec));
+  prefetchParts(db, { sortBy: 'usd_profit' });
 }
 
-/** Every stored 32-day block of a spec's lists, then the 8-day segments and the days of those blocks, each newest first, as parts of its sort column. */
-async function everyBlockAndSegment(db: Kysely<Database>, spec: TopSpec): Promise<PartRef[]> {
+/**
+ * Starts the background reads of every player's lists of `spec` (no creator) into part copies, once
+ * per list (part-vectors.ts prefetch): every stored 32-day block, then the 8-day segments and the
+ * days of those blocks, each newest first.
+ */
+function prefetchParts(db: Kysely<Database>, spec: TopSpec): void {
   const src = source(spec);
-  const r = await sql<{ lo: unknown; hi: unknown }>`select (select min(block) from ${sql.raw(src.block)}) as lo, (select max(block) from ${sql.raw(src.block)}) as hi`.execute(db);
-  const lo = r.rows[0]?.lo;
-  const hi = r.rows[0]?.hi;
-  if (lo === null || lo === undefined || hi === null || hi === undefined) return [];
-  const parts: PartRef[] = [];
-  for (let b = num(hi); b >= num(lo); b--) parts.push({ table: src.block, unit: 'block', n: b, column: src.column });
-  const perBlock = BLOCK_DAYS / SEG_DAYS;
-  for (let g = (num(hi) + 1) * perBlock - 1; g >= num(lo) * perBlock; g--) parts.push({ table: src.seg, unit: 'seg', n: g, column: src.column });
-  for (let d = (num(hi) + 1) * BLOCK_DAYS - 1; d >= num(lo) * BLOCK_DAYS; d--) parts.push({ table: src.day, unit: 'day', n: d, column: src.column });
-  return parts;
+  partVectorsOf(db).prefetch(db, `${src.block}:${src.column}`, async () => {
+    const { lo, hi } = await storedRange(db);
+    if (lo === undefined || hi === undefined) return [];
+    const parts: PartRef[] = [];
+    for (let b = hi; b >= lo; b--) parts.push({ table: src.block, unit: 'block', n: b, column: src.column });
+    const perBlock = BLOCK_DAYS / SEG_DAYS;
+    for (let g = (hi + 1) * perBlock - 1; g >= lo * perBlock; g--) parts.push({ table: src.seg, unit: 'seg', n: g, column: src.column });
+    for (let d = (hi + 1) * BLOCK_DAYS - 1; d >= lo * BLOCK_DAYS; d--) parts.push({ table: src.day, unit: 'day', n: d, column: src.column });
+    return parts;
+  });
 }
 
 /**
