@@ -30,6 +30,7 @@ import { migration0027 } from './migrations/0027_hour_user_rollups.js';
 import { migration0028 } from './migrations/0028_fairness_blocks.js';
 import { migration0029 } from './migrations/0029_day_revisions.js';
 import { migration0030 } from './migrations/0030_hour_user_hour_index.js';
+import { migration0031 } from './migrations/0031_player_time_creator.js';
 
 /** Ordered, append-only list of migrations; names sort in application order. */
 function migrationsFor(a: DialectAdapter): Record<string, Migration> {
@@ -63,6 +64,7 @@ function migrationsFor(a: DialectAdapter): Record<string, Migration> {
     '0028_fairness_blocks': migration0028(a),
     '0029_day_revisions': migration0029(a),
     '0030_hour_user_hour_index': migration0030(),
+    '0031_player_time_creator': migration0031(),
   };
 }
 

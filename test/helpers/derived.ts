@@ -247,6 +247,8 @@ const CREATED_BY: readonly [name: string, made: { tables?: string[]; indexes?: s
   ['0028_fairness_blocks', { tables: ['ru_fair_bg'] }],
   ['0029_day_revisions', { tables: ['ru_day_rev'] }],
   ['0030_hour_user_hour_index', { indexes: ['ru_hour_user_hour'] }],
+  // 0031 only rebuilds g_player_time: migrating again rebuilds it again.
+  ['0031_player_time_creator', {}],
 ];
 
 /**

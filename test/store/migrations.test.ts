@@ -171,7 +171,7 @@ test.runIf(dialect === 'sqlite')('rollup tables are stored in key order exactly 
     expect(clustered.sort()).toEqual(expected.sort());
     // The per-player index of the cut days holds their USD values.
     const cols = (raw.prepare('select name from pragma_index_info(?) order by seqno').all('g_player_time') as { name: string }[]).map((c) => c.name);
-    expect(cols).toEqual(['player', 'time_ms', 'usd_wager', 'usd_profit']);
+    expect(cols).toEqual(['player', 'time_ms', 'usd_wager', 'usd_profit', 'creator']);
   } finally {
     raw.close();
   }

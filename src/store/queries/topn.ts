@@ -3,7 +3,7 @@ import { dayOf, MS_PER_DAY } from '../../core/index.js';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
 import { ALL_CREATORS, BLOCK_DAYS, blockOf, GAME_ROLLUP_COLUMNS, SEG_DAYS } from '../rollups/definitions.js';
-import { AGG_SUMS, cutDayParts, hourSpan, num, rawDayPart, segmentsOf } from './common.js';
+import { AGG_SUMS, cutDayParts, hourSpan, num, rawDayPart, rowAsRollup, segmentsOf } from './common.js';
 import { partVectorsOf, type PartRef } from './part-vectors.js';
 import { activePlayers, windowPlayers } from './window-players.js';
 
@@ -167,7 +167,12 @@ async function randomAccess(db: Kysely<Database>, a: DialectAdapter, w: WindowPa
     if (w.days.length) parts.push(sql`select player, ${sums} from ${sql.raw(src.day)} where day in ${list(w.days)} ${src.where} and player in ${ps}`);
     for (const r of w.raw) {
       if (spec.creator !== undefined) {
-        parts.push(rawPart(r.day, r.from, r.to));
+        // One creator's page: its players' games of the cut part by (player, time) in g_player_time,
+        // the creator checked on the index entry (migration 0031, `+creator` out of the index
+        // choice), and only their rows read; through g_creator_time every game of the creator's
+        // cut part was read (docs/benchmarks.md "One creator's leaderboard at ten million games").
+        if (a.kind === 'sqlite') parts.push(sql`select player, ${rowAsRollup(a)} from games where time_ms >= ${r.from} and time_ms < ${r.to} and +creator = ${spec.creator} and player in ${ps}`);
+        else parts.push(rawPart(r.day, r.from, r.to));
         continue;
       }
       const { hours, raw } = hourSpan(r.from, r.to);
@@ -209,7 +214,7 @@ const ORDERED_SUM = orderedSum(sql.raw('v'));
  * index (32 players over 40 lists at 1M games: 11.5 → 3.0 ms). For many players, or every player,
  * the scan of the covering index is the cheaper one, and SQLite picks it.
  */
-function valueParts(w: WindowParts, spec: TopSpec, players: readonly string[] | undefined, keySearch: boolean): RawBuilder<unknown>[] {
+function valueParts(a: DialectAdapter, w: WindowParts, spec: TopSpec, players: readonly string[] | undefined, keySearch: boolean): RawBuilder<unknown>[] {
   const and = players === undefined ? sql`` : sql`and player in ${list(players)}`;
   const src = source(spec);
   const v = sql.raw(src.column);
@@ -221,10 +226,16 @@ function valueParts(w: WindowParts, spec: TopSpec, players: readonly string[] | 
   // A cut day's raw games: one value per player and range, added by the database in ascending
   // order (the same rows give the same double whatever the plan or method; one row per player, not
   // per game). The time range alone (no `day` term: no index holds it) keeps g_player_time
-  // (player, time_ms, usd_wager, usd_profit) covering for a list of players: no `games` page is read.
+  // (player, time_ms, usd_wager, usd_profit, creator) covering for a list of players: no `games` page is read.
+  // With a creator and a list of players, the creator term takes no part in the index choice on
+  // SQLite (unary +): the players' games are searched by (player, time) in g_player_time, which
+  // holds the creator (migration 0031), rather than every game of the creator's cut part through
+  // g_creator_time and each game's row (docs/benchmarks.md "One creator's leaderboard at ten
+  // million games").
+  const rawCreator = spec.creator === undefined ? sql`` : players !== undefined && a.kind === 'sqlite' ? sql`and +creator = ${spec.creator}` : src.where;
   const rawRange = (from: number, to: number) =>
     sql`select player, ${orderedSum(v)} as v ${keySearch ? sql`, 1 as plays` : sql``} from games
-      where time_ms >= ${from} and time_ms < ${to} ${src.where} ${and} group by player`;
+      where time_ms >= ${from} and time_ms < ${to} ${rawCreator} ${and} group by player`;
   for (const r of w.raw) {
     // With a creator (ru_hour_user_t has no such column), the cut part's raw games.
     if (spec.creator !== undefined) {
@@ -251,11 +262,11 @@ function valueParts(w: WindowParts, spec: TopSpec, players: readonly string[] | 
  * rows by primary key, the cut days' raw games), totalled by ORDERED_SUM. Players with no game in
  * the window have no row there, and are left out.
  */
-async function sortValues(db: Kysely<Database>, w: WindowParts, players: string[], spec: TopSpec): Promise<Ranked[]> {
+async function sortValues(db: Kysely<Database>, a: DialectAdapter, w: WindowParts, players: string[], spec: TopSpec): Promise<Ranked[]> {
   const out: Ranked[] = [];
   for (let i = 0; i < players.length; i += RANDOM_CHUNK) {
     const chunk = players.slice(i, i + RANDOM_CHUNK);
-    const parts = valueParts(w, spec, chunk, chunk.length <= KEY_SEARCH_MAX);
+    const parts = valueParts(a, w, spec, chunk, chunk.length <= KEY_SEARCH_MAX);
     const rows = await sql<{ player: string; sk: unknown }>`select player, ${ORDERED_SUM} as sk from (${sql.join(parts, sql` union all `)}) u group by player`.execute(db);
     for (const r of rows.rows) out.push({ player: String(r.player), sk: num(r.sk) });
   }
@@ -381,8 +392,8 @@ export type TopWindowMethod = 'scan' | 'alltime' | 'parts' | 'vectors';
  * undefined when the parts hold more than SCAN_MAX_ROWS rows: counted first, in the database,
  * unless the window's `players` (topWindow's total) times the parts is already within the cap.
  */
-async function scanTop(db: Kysely<Database>, w: WindowParts, spec: TopSpec, depth: number, players: number, after?: { sk: number; player: string }): Promise<Ranked[] | undefined> {
-  const union = sql.join(valueParts(w, spec, undefined, false), sql` union all `);
+async function scanTop(db: Kysely<Database>, a: DialectAdapter, w: WindowParts, spec: TopSpec, depth: number, players: number, after?: { sk: number; player: string }): Promise<Ranked[] | undefined> {
+  const union = sql.join(valueParts(a, w, spec, undefined, false), sql` union all `);
   // Each part holds at most one row per player of the window: when that bounds the rows under the
   // cap, the count is not needed.
   if (players * partCount(w) > SCAN_MAX_ROWS) {
@@ -417,7 +428,7 @@ const VECTORS_SLACK_CANDIDATES = 256;
  * copies are warm. Returns undefined past depth + VECTORS_SLACK_CANDIDATES candidates (equal totals
  * by the hundred).
  */
-async function vectorsTop(db: Kysely<Database>, w: WindowParts, spec: TopSpec, depth: number, after?: { sk: number; player: string }): Promise<Ranked[] | undefined> {
+async function vectorsTop(db: Kysely<Database>, a: DialectAdapter, w: WindowParts, spec: TopSpec, depth: number, after?: { sk: number; player: string }): Promise<Ranked[] | undefined> {
   const src = source(spec);
   const copies = partVectorsOf(db);
   const ref = (unit: PartRef['unit'], table: string) => (n: number): PartRef => ({ table, unit, n, creator: spec.creator, column: src.column });
@@ -432,7 +443,7 @@ async function vectorsTop(db: Kysely<Database>, w: WindowParts, spec: TopSpec, d
   // whose error is within Σ|value| like the rest.
   const cut: { n: number; v: number; a: number }[] = [];
   if (w.raw.length > 0) {
-    const union = sql.join(valueParts({ blocks: [], segs: [], days: [], dayLists: 0, raw: w.raw }, spec, undefined, false), sql` union all `);
+    const union = sql.join(valueParts(a, { blocks: [], segs: [], days: [], dayLists: 0, raw: w.raw }, spec, undefined, false), sql` union all `);
     const r = await sql<{ player: string; v: unknown; a: unknown }>`select player, sum(v) as v, sum(abs(v)) as a from (${union}) u group by player`.execute(db);
     for (const x of r.rows) cut.push({ n: numbering.numberOf(String(x.player)), v: num(x.v), a: num(x.a) });
   }
@@ -470,7 +481,7 @@ async function vectorsTop(db: Kysely<Database>, w: WindowParts, spec: TopSpec, d
     if (candidates.length > depth + VECTORS_SLACK_CANDIDATES) return undefined;
   }
   const keep = after === undefined ? () => true : (r: Ranked) => r.sk < after.sk || (r.sk === after.sk && r.player > after.player);
-  return (await sortValues(db, w, candidates, spec)).filter(keep).sort(byRank).slice(0, depth);
+  return (await sortValues(db, a, w, candidates, spec)).filter(keep).sort(byRank).slice(0, depth);
 }
 
 /**
@@ -547,15 +558,15 @@ export async function topWindow(
   const total = await playersIn(db, spec, startTime, endTime);
   if (total <= 4 * depth) return undefined;
   const src = source(spec);
-  const lookup = (ps: string[]) => sortValues(db, w, ps, spec);
+  const lookup = (ps: string[]) => sortValues(db, a, w, ps, spec);
   const keep = after === undefined ? undefined : (r: Ranked) => r.sk < after.sk || (r.sk === after.sk && r.player > after.player);
   const allTime = spec.sortBy === 'usd_volume' && (method === 'alltime' || (method === undefined && w.dayLists >= ALLTIME_MIN_LISTS));
   let top = allTime ? await thresholdTopN([allTimeVolumeList(db, spec)], lookup, depth, ALLTIME_BUDGET, undefined, keep) : undefined;
   const vectors = method === 'vectors' || (method === undefined && spec.creator === undefined && spec.sortBy === 'usd_profit' && partVectorsOf(db).enabled);
-  if (!top && vectors) top = await vectorsTop(db, w, spec, depth, after);
+  if (!top && vectors) top = await vectorsTop(db, a, w, spec, depth, after);
   const profitScan = spec.sortBy === 'usd_profit' && (total * partCount(w) <= PROFIT_SCAN_MAX_ROWS || depth > PROFIT_SCAN_MIN_DEPTH);
   const scan = method === 'scan' || (method === undefined && (spec.creator !== undefined || profitScan));
-  if (!top && scan) top = await scanTop(db, w, spec, depth, total, after);
+  if (!top && scan) top = await scanTop(db, a, w, spec, depth, total, after);
   if (!top && (method === undefined || method === 'parts')) top = await thresholdTopN(await partLists(db, a, spec, w), lookup, depth, READ_BUDGET, undefined, keep);
   if (!top) return undefined;
   // The page's rows as the summing path groups them, with the order-independent sum as the sort column and sk.
