@@ -317,7 +317,7 @@ describe('query plans (SQLite)', () => {
     expect(bad[2]).toMatch(/order by usd_net/);
     expect(bad[3]).toMatch(/order by usd_house_pnl/);
   });
-  it("a window top-N's page rows read each cut day in time order (g_time), not one player at a time", () => {
+  it("a window top-N's page rows read each cut day in time order (g_time, or g_creator_time for one creator), not one player at a time", () => {
     // topn.ts randomAccess: a page's players hold most of a day's games, so per-player reads went
     // over the day's table pages again and again (docs/benchmarks.md "The page's rows at 10M").
     const pageRows = [...recorded].filter(([sqlText]) => /^\s*select player, sum\(plays\)/i.test(sqlText) && /\bfrom games where day = \?/.test(sqlText));
@@ -328,27 +328,24 @@ describe('query plans (SQLite)', () => {
         const plan = planOf(raw, sqlText, params);
         const gamesSteps = plan.filter((d) => /\bgames\b/.test(d));
         expect(gamesSteps.length, sqlText).toBeGreaterThan(0);
-        for (const d of gamesSteps) expect(d).toMatch(/^SEARCH games USING INDEX g_time \(time_ms>\? AND time_ms<\?\)/);
+        for (const d of gamesSteps) expect(d).toMatch(/^SEARCH games USING INDEX (g_time \(|g_creator_time \(creator=\? AND )time_ms>\? AND time_ms<\?\)/);
       }
     } finally {
       raw.close();
     }
   });
-  it("one creator's top-N reads its candidates' and its page's cut-day games by (player, time) in g_player_time, the creator read from the index", () => {
-    // topn.ts valueParts with a creator and a list of players (sortValues) and randomAccess (the
-    // page's rows): through g_creator_time every game of the creator's cut part was found, and each
-    // game's row read (migration 0031; docs/benchmarks.md "One creator's leaderboard at ten million
-    // games"). The sort values come from the index alone; the page's rows read just its players' games.
+  it("one creator's top-N sums its candidates' cut-day games from g_player_time alone (player, time), the creator read from the index", () => {
+    // topn.ts valueParts with a creator and a list of players (sortValues): through g_creator_time
+    // every game of the creator's cut part was found, and each game's row read for its player and
+    // value (migration 0031; docs/benchmarks.md "One creator's leaderboard at ten million games").
     const creatorCuts = [...recorded].filter(([sqlText]) => /\bfrom games\s+where time_ms >= \? and time_ms < \? and \+creator = \? and player in\b/.test(sqlText));
-    expect(creatorCuts.some(([sqlText]) => /^\s*select player, sum\(v order by v\)/.test(sqlText))).toBe(true);
-    expect(creatorCuts.some(([sqlText]) => /^\s*select player, sum\(plays\)/.test(sqlText))).toBe(true);
+    expect(creatorCuts.length).toBeGreaterThan(0);
     const raw = new BetterSqlite3(path, { readonly: true });
     try {
       for (const [sqlText, params] of creatorCuts) {
         const gamesSteps = planOf(raw, sqlText, params).filter((d) => /\bgames\b/.test(d));
         expect(gamesSteps.length, sqlText).toBeGreaterThan(0);
-        const covering = /^\s*select player, sum\(v order by v\)/.test(sqlText) ? 'COVERING ' : '';
-        for (const d of gamesSteps) expect(d).toBe(`SEARCH games USING ${covering}INDEX g_player_time (player=? AND time_ms>? AND time_ms<?)`);
+        for (const d of gamesSteps) expect(d).toBe('SEARCH games USING COVERING INDEX g_player_time (player=? AND time_ms>? AND time_ms<?)');
       }
     } finally {
       raw.close();

@@ -39,7 +39,7 @@ export function extremeOfRow(a: DialectAdapter, c: ExtremeColumn): RawBuilder<un
 }
 
 /** The select list of one raw games row as rollup columns (GAME_SUM_OF_ROW, then the extremes). */
-export function rowAsRollup(a: DialectAdapter): RawBuilder<unknown> {
+function rowAsRollup(a: DialectAdapter): RawBuilder<unknown> {
   return sql.join([
     ...SUM_COLUMNS.map((c) => sql.raw(GAME_SUM_OF_ROW[c] === c ? c : `${GAME_SUM_OF_ROW[c]} as ${c}`)),
     ...(Object.keys(EXTREMES) as ExtremeColumn[]).map((c) => sql`${extremeOfRow(a, c)} as ${sql.raw(c)}`),

@@ -3,7 +3,7 @@ import { dayOf, MS_PER_DAY } from '../../core/index.js';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
 import { ALL_CREATORS, BLOCK_DAYS, blockOf, GAME_ROLLUP_COLUMNS, SEG_DAYS } from '../rollups/definitions.js';
-import { AGG_SUMS, cutDayParts, hourSpan, num, rawDayPart, rowAsRollup, segmentsOf } from './common.js';
+import { AGG_SUMS, cutDayParts, hourSpan, num, rawDayPart, segmentsOf } from './common.js';
 import { partVectorsOf, type PartRef } from './part-vectors.js';
 import { activePlayers, windowPlayers } from './window-players.js';
 
@@ -167,12 +167,7 @@ async function randomAccess(db: Kysely<Database>, a: DialectAdapter, w: WindowPa
     if (w.days.length) parts.push(sql`select player, ${sums} from ${sql.raw(src.day)} where day in ${list(w.days)} ${src.where} and player in ${ps}`);
     for (const r of w.raw) {
       if (spec.creator !== undefined) {
-        // One creator's page: its players' games of the cut part by (player, time) in g_player_time,
-        // the creator checked on the index entry (migration 0031, `+creator` out of the index
-        // choice), and only their rows read; through g_creator_time every game of the creator's
-        // cut part was read (docs/benchmarks.md "One creator's leaderboard at ten million games").
-        if (a.kind === 'sqlite') parts.push(sql`select player, ${rowAsRollup(a)} from games where time_ms >= ${r.from} and time_ms < ${r.to} and +creator = ${spec.creator} and player in ${ps}`);
-        else parts.push(rawPart(r.day, r.from, r.to));
+        parts.push(rawPart(r.day, r.from, r.to));
         continue;
       }
       const { hours, raw } = hourSpan(r.from, r.to);
