@@ -29,7 +29,7 @@ export const DEFAULT_STORE_READERS = 2;
 export const DEFAULT_STORE_TIMEOUT_MS = 2000;
 
 /** Part copies per reader thread (SQLite) or API process (PostgreSQL) by default, MiB (docs/configuration.md `STORE_COPIES_MIB`). */
-export const DEFAULT_STORE_COPIES_MIB = PART_VECTORS_MIB;
+const DEFAULT_STORE_COPIES_MIB = PART_VECTORS_MIB;
 
 /** Page cache of one reader thread, MiB: readers share the OS page cache, so each keeps a small one. */
 const READER_CACHE_MIB = 8;
@@ -275,7 +275,7 @@ async function unpricedHours(db: Kysely<Database>, limit: number): Promise<{ min
 async function openReadonly(opts: CreateStoreOptions): Promise<Store> {
   const { config, common } = opts;
   const timeoutMs = opts.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
-  const copiesMiB = Math.max(0, opts.copiesMiB ?? DEFAULT_STORE_COPIES_MIB);
+  const copiesMiB = opts.copiesMiB ?? DEFAULT_STORE_COPIES_MIB;
   const adapter: DialectAdapter = config.kind === 'sqlite' ? sqliteAdapter : postgresAdapter;
   let db: Kysely<Database>;
   let readDb: Kysely<Database> | undefined;
