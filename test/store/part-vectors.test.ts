@@ -135,6 +135,40 @@ describe.each(testDialects())('part copies of the windowed top-N (%s)', (dialect
       };
       // Copies warmed on the first games.
       await check('first games');
+      // A part read a few rows a statement (the background reads' keyset pages) holds what a whole
+      // read holds, equal values across a page's edge included.
+      const paged = kyselyOn(place);
+      try {
+        const units = [
+          ['ru_block_user', 'block'],
+          ['ru_seg_user', 'seg'],
+          ['ru_day_user', 'day'],
+        ] as const;
+        let pagedParts = 0;
+        let tiedParts = 0;
+        for (const [table, unit] of units) {
+          const ns = ((await db.selectFrom(table).select(unit).distinct().execute()) as Record<string, unknown>[]).map((r) => Number(r[unit])).slice(0, 12);
+          for (const n of ns) {
+            for (const column of ['usd_profit', 'usd_wager']) {
+              const ref = { table, unit, n, column };
+              const rowsOf = async (handle: Kysely<any>, pageRows?: number) => {
+                const { numbering, vectors } = await partVectorsOf(handle).vectors(handle, [ref], pageRows);
+                const v = vectors[0]!;
+                return [...v.players].map((p, i) => `${numbering.names[p]} ${v.values[i]}`).sort();
+              };
+              const whole = await rowsOf(db);
+              expect(await rowsOf(paged, 3), `${table} ${n} ${column}`).toEqual(whole);
+              pagedParts += whole.length > 3 ? 1 : 0;
+              const values = whole.map((x) => x.split(' ')[1]);
+              if (new Set(values).size < values.length) tiedParts++;
+            }
+          }
+        }
+        expect(pagedParts).toBeGreaterThan(20);
+        expect(tiedParts).toBeGreaterThan(0);
+      } finally {
+        await paged.destroy();
+      }
       let before = await daySnapshot(db);
       await write(store, f, later);
       let after = await daySnapshot(db);

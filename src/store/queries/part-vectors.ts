@@ -16,13 +16,30 @@ export interface PartRef {
   column: string;
 }
 
-/** A part's rows in memory: player numbers (of a Numbering) and their values, as stored. */
+/**
+ * A part's rows in memory: player numbers (of a Numbering) and their values rounded to the nearest
+ * single-precision float (Math.fround). A value `v` so held is within COPY_ERROR·|v| + COPY_TINY of the
+ * stored double (2^-24 relative for normal floats, 2^-150 below them; USD values stay far below
+ * float32's largest, 3.4e38). Player numbers take 2 bytes while the numbering has under 65,536
+ * players, else 4: a row costs 6 bytes, or 8 (docs/design.md §7 "Part vectors").
+ */
 export interface PartVector {
   /** Σ of the part's days' rev (ru_day_rev) read before the rows. */
   stamp: number;
-  players: Int32Array;
-  values: Float64Array;
+  players: Uint16Array | Int32Array;
+  values: Float32Array;
 }
+
+/**
+ * Relative bound on a copy's value against the stored double: 2^-24 for rounding to float32,
+ * doubled to cover the double-precision additions of a window's copies (each within 2^-53 of its
+ * running total: n·2^-53 for n ≤ a few hundred parts) and the value's own magnitude taken from the
+ * copy rather than the stored double.
+ */
+export const COPY_ERROR = 1.2e-7;
+
+/** Absolute bound added per value: float32's rounding below its smallest normal (2^-150) over COPY_ERROR. */
+export const COPY_TINY = 1e-38;
 
 /** Days [first, end) of a part (day numbers). */
 function daysOf(p: PartRef): [number, number] {
@@ -94,9 +111,10 @@ export class PartVectors {
   /**
    * The copies of `parts`, in order, each as stored now (values of the part's column, players as
    * numbers of the returned numbering): a copy whose stamp moved, or missing, is read again (one
-   * statement per part). Throws what the database throws.
+   * statement per part, or one per `pageRows` rows with an event-loop turn between them). Throws
+   * what the database throws.
    */
-  async vectors(db: Kysely<Database>, parts: readonly PartRef[]): Promise<{ numbering: Numbering; vectors: PartVector[] }> {
+  async vectors(db: Kysely<Database>, parts: readonly PartRef[], pageRows = Infinity): Promise<{ numbering: Numbering; vectors: PartVector[] }> {
     if (this.numbering.names.length * PLAYER_BYTES > this.capBytes / 2) {
       this.parts = new Map();
       this.numbering = new Numbering();
@@ -129,7 +147,7 @@ export class PartVectors {
         vectors.push(had);
         continue;
       }
-      const v = await read(db, p, stamp, numbering);
+      const v = await read(db, p, stamp, numbering, pageRows);
       this.reads++;
       vectors.push(v);
       if (numbering !== this.numbering) continue;
@@ -143,8 +161,9 @@ export class PartVectors {
   }
 
   /**
-   * Reads `parts` into copies one at a time in the background (a macrotask between parts, so
-   * requests interleave), once per `key`, while the copies stay under PREFETCH_SHARE of the cap;
+   * Reads `parts` into copies one at a time in the background, PREFETCH_PAGE_ROWS rows a statement
+   * with a macrotask between statements, so a request on the same connection waits for one page at
+   * most, not a whole block; once per `key`, while the copies stay under PREFETCH_SHARE of the cap;
    * errors end it quietly (the store may be closing).
    */
   prefetch(db: Kysely<Database>, key: string, parts: () => Promise<PartRef[]>): void {
@@ -157,7 +176,7 @@ export class PartVectors {
       for (const p of list) {
         await new Promise((resolve) => setTimeout(resolve, 0));
         if (this.bytes + this.numbering.names.length * PLAYER_BYTES > this.capBytes * PREFETCH_SHARE) return;
-        await this.vectors(db, [p]);
+        await this.vectors(db, [p], PREFETCH_PAGE_ROWS);
       }
     };
     run().catch(() => undefined);
@@ -177,24 +196,42 @@ export class PartVectors {
   }
 }
 
-/** A part's rows as a copy numbered by `numbering`, read through the part's sort index (its order). */
-async function read(db: Kysely<Database>, p: PartRef, stamp: number, numbering: Numbering): Promise<PartVector> {
+/**
+ * A part's rows as a copy numbered by `numbering`, read through the part's sort index (its order):
+ * whole, or `pageRows` rows a statement continued by keyset (value, then player) after a macrotask.
+ * A write between pages may leave the copy mixed, but it also raises a day's rev past `stamp`, so
+ * the copy is read again before any use.
+ */
+async function read(db: Kysely<Database>, p: PartRef, stamp: number, numbering: Numbering, pageRows: number): Promise<PartVector> {
   const where = p.creator === undefined ? sql`` : sql`and creator = ${p.creator}`;
-  const rows = await sql<{ player: string; v: unknown }>`select player, ${sql.raw(p.column)} as v from ${sql.raw(p.table)}
-    where ${sql.raw(p.unit)} = ${p.n} ${where} order by ${sql.raw(p.column)} desc, player`.execute(db);
-  const players = new Int32Array(rows.rows.length);
-  const values = new Float64Array(rows.rows.length);
-  rows.rows.forEach((x, i) => {
-    players[i] = numbering.numberOf(String(x.player));
-    values[i] = num(x.v);
-  });
-  return { stamp, players, values };
+  const v = sql.raw(p.column);
+  const numbers: number[] = [];
+  const values: number[] = [];
+  let last: { player: string; v: number } | undefined;
+  for (;;) {
+    const after = last === undefined ? sql`` : sql`and ${v} <= ${last.v} and (${v} < ${last.v} or player > ${last.player})`;
+    const limit = Number.isFinite(pageRows) ? sql`limit ${pageRows}` : sql``;
+    const rows = await sql<{ player: string; v: unknown }>`select player, ${v} as v from ${sql.raw(p.table)}
+      where ${sql.raw(p.unit)} = ${p.n} ${where} ${after} order by ${v} desc, player ${limit}`.execute(db);
+    for (const x of rows.rows) {
+      numbers.push(numbering.numberOf(String(x.player)));
+      values.push(num(x.v));
+    }
+    if (!Number.isFinite(pageRows) || rows.rows.length < pageRows) break;
+    const end = rows.rows[rows.rows.length - 1]!;
+    last = { player: String(end.player), v: num(end.v) };
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+  return { stamp, players: numbering.names.length <= 0x10000 ? Uint16Array.from(numbers) : Int32Array.from(numbers), values: Float32Array.from(values) };
 }
 
 /** MiB of part copies kept per database handle by default (each SQLite reader thread has its own). */
 export const PART_VECTORS_MIB = 24;
 
 const MIB = 1024 * 1024;
+
+/** Rows a background read takes a statement (about 2–4 ms of a reader's time at 10M games). */
+const PREFETCH_PAGE_ROWS = 4096;
 
 /** Share of the cap the background reads fill at most: the rest is left to the parts requests read. */
 const PREFETCH_SHARE = 0.75;

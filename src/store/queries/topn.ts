@@ -4,7 +4,7 @@ import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
 import { ALL_CREATORS, BLOCK_DAYS, blockOf, GAME_ROLLUP_COLUMNS, SEG_DAYS } from '../rollups/definitions.js';
 import { AGG_SUMS, cutDayParts, hourSpan, num, rawDayPart, segmentsOf } from './common.js';
-import { partVectorsOf, type PartRef } from './part-vectors.js';
+import { COPY_ERROR, COPY_TINY, partVectorsOf, type PartRef } from './part-vectors.js';
 import { activePlayers, windowPlayers } from './window-players.js';
 
 /**
@@ -405,7 +405,8 @@ async function scanTop(db: Kysely<Database>, a: DialectAdapter, w: WindowParts, 
  * Relative bound on how far apart two sums of one player's part values can be when added in
  * different orders: each of n additions rounds by at most 2^-53 of the running total, so two
  * orders differ by at most 2·n·2^-53 of Σ|value|; 1e-12 covers n up to ~4,500 values a player,
- * far above a window's parts (≤ ~40 lists and ~240 cut-hour rows).
+ * far above a window's parts (≤ ~40 lists and ~240 cut-hour rows). The `vectors` method's totals
+ * from single-precision copies are looser (part-vectors.ts COPY_ERROR).
  */
 const ORDER_ERROR = 1e-12;
 
@@ -413,70 +414,123 @@ const ORDER_ERROR = 1e-12;
 const VECTORS_SLACK_CANDIDATES = 256;
 
 /**
+ * Most players whose cut days the `vectors` method sums exactly by key (their hours by (day, player),
+ * their games of under an hour by (player, time)), and most share of the players seen: past either,
+ * a search per player costs more than grouping every player's cut days in one read, which it does.
+ */
+const CUT_SEARCH_MAX = 512;
+const CUT_SEARCH_SHARE = 0.25;
+
+/**
+ * Players (numbers, from `of`) that can be on the page, given an interval [lower, upper] around each
+ * one's total: those not surely before the keyset position `after` (lower ≤ its sk) whose upper end
+ * reaches τ, the depth-th best lower end among the players surely after it (upper < its sk; every
+ * player without a position). Any other player has depth players surely ranked above it.
+ */
+function reaching(of: readonly number[], lower: Float64Array, upper: Float64Array, depth: number, after: { sk: number } | undefined): number[] {
+  const lows: number[] = [];
+  for (const p of of) if (after === undefined || upper[p]! < after.sk) lows.push(lower[p]!);
+  const tau = lows.length >= depth ? Float64Array.from(lows).sort()[lows.length - depth]! : Number.NEGATIVE_INFINITY;
+  return of.filter((p) => (after === undefined || lower[p]! <= after.sk) && upper[p]! >= tau);
+}
+
+/**
  * The `vectors` method of topWindow (docs/design.md §7 "Part vectors"): each player's total over
  * the window's whole blocks, segments and days added in memory from copies of those parts' rows
- * (part-vectors.ts: kept per database handle, read again when a day of the part was written), and
- * over its cut days from their parts grouped by a plain sum in the database. That total is within
- * ±ORDER_ERROR·Σ|value| of the exact one (ORDERED_SUM), so only the players whose interval reaches
- * the depth-th best lower end among those surely kept can be on the page: those are summed exactly
- * by the random access (sortValues) and ranked. Exact; reads no part row of the window once its
- * copies are warm. Returns undefined past depth + VECTORS_SLACK_CANDIDATES candidates (equal totals
- * by the hundred).
+ * (part-vectors.ts: kept per database handle, read again when a day of the part was written), within
+ * ±COPY_ERROR·Σ|value| of the exact one (ORDERED_SUM). A cut day's part is first bounded from the
+ * copies of its whole day (part-vectors.ts), as a game's USD profit lies between −its USD wager and
+ * its USD payout: by USD profit in [−W, P + W] and by USD volume in [0, W], with W and P the player's
+ * USD wager and profit of the whole day. The players whose interval reaches the depth-th best lower
+ * end (reaching) have their cut parts summed by the database, by key for up to CUT_SEARCH_MAX
+ * players (and CUT_SEARCH_SHARE of those seen), else for every player; the players whose tightened interval still reaches it are summed
+ * exactly by the random access (sortValues) and ranked. Exact; once the copies are warm it reads
+ * no part row of the window but the few players' cut hours and games. Returns undefined past
+ * depth + VECTORS_SLACK_CANDIDATES candidates (equal totals by the hundred).
  */
 async function vectorsTop(db: Kysely<Database>, a: DialectAdapter, w: WindowParts, spec: TopSpec, depth: number, after?: { sk: number; player: string }): Promise<Ranked[] | undefined> {
   const src = source(spec);
   const copies = partVectorsOf(db);
-  const ref = (unit: PartRef['unit'], table: string) => (n: number): PartRef => ({ table, unit, n, creator: spec.creator, column: src.column });
+  const profit = spec.sortBy === 'usd_profit';
+  const ref = (unit: PartRef['unit'], table: string, column: string = src.column) => (n: number): PartRef => ({ table, unit, n, creator: spec.creator, column });
   const parts = [...w.blocks.map(ref('block', src.block)), ...w.segs.map(ref('seg', src.seg)), ...w.days.map(ref('day', src.day))];
-  const { numbering, vectors } = await copies.vectors(db, parts);
+  // The cut days whole: each player's USD wager of the day, and by USD profit its USD profit too.
+  const cutDays = [...new Set(w.raw.map((r) => r.day))];
+  const wagers = cutDays.map(ref('day', src.day, 'usd_wager'));
+  const profits = profit ? cutDays.map(ref('day', src.day)) : [];
+  const { numbering, vectors } = await copies.vectors(db, [...parts, ...wagers, ...profits]);
   // Every player's whole blocks, segments and days are read into copies in the background, from
   // the connection's opening (prefetchTopN) or else from the first such window (part-vectors.ts
   // prefetch: once per list), while they fit the cache's share for it.
   if (spec.creator === undefined) prefetchParts(db, spec);
-  // The cut days as the random access reads them (their whole hours through ru_hour_user_hour,
-  // migration 0030, and raw games under an hour a side): one plain sum and Σ|value| per player,
-  // whose error is within Σ|value| like the rest.
-  const cut: { n: number; v: number; a: number }[] = [];
-  if (w.raw.length > 0) {
-    const union = sql.join(valueParts(a, { blocks: [], segs: [], days: [], dayLists: 0, raw: w.raw }, spec, undefined, false), sql` union all `);
-    const r = await sql<{ player: string; v: unknown; a: unknown }>`select player, sum(v) as v, sum(abs(v)) as a from (${union}) u group by player`.execute(db);
-    for (const x of r.rows) cut.push({ n: numbering.numberOf(String(x.player)), v: num(x.v), a: num(x.a) });
-  }
   const count = numbering.names.length;
   const sum = new Float64Array(count);
   const abs = new Float64Array(count);
   const seen = new Uint8Array(count);
-  for (const { players, values } of vectors) {
+  // The cut parts' bounds: lo ≤ part ≤ hi, and Σ|value| of the copies they come from.
+  const lo = new Float64Array(count);
+  const hi = new Float64Array(count);
+  const boundAbs = new Float64Array(count);
+  vectors.forEach(({ players, values }, k) => {
+    const kind = k < parts.length ? 'whole' : k < parts.length + wagers.length ? 'wager' : 'profit';
     for (let i = 0; i < players.length; i++) {
       const p = players[i]!;
-      sum[p]! += values[i]!;
-      abs[p]! += Math.abs(values[i]!);
+      const v = values[i]!;
       seen[p] = 1;
+      if (kind === 'whole') {
+        sum[p]! += v;
+        abs[p]! += Math.abs(v) + COPY_TINY;
+      } else if (kind === 'wager') {
+        if (profit) lo[p]! -= v;
+        hi[p]! += v;
+        boundAbs[p]! += (profit ? 2 : 1) * v + COPY_TINY;
+      } else {
+        hi[p]! += v;
+        boundAbs[p]! += Math.abs(v) + COPY_TINY;
+      }
+    }
+  });
+  const all: number[] = [];
+  for (let p = 0; p < count; p++) if (seen[p] === 1) all.push(p);
+  let lower = new Float64Array(count);
+  let upper = new Float64Array(count);
+  for (const p of all) {
+    const e = COPY_ERROR * (abs[p]! + boundAbs[p]!);
+    lower[p] = sum[p]! + lo[p]! - e;
+    upper[p] = sum[p]! + hi[p]! + e;
+  }
+  let players = all;
+  if (w.raw.length > 0) {
+    // The cut days as the random access reads them (their whole hours, from ru_hour_user_t, and raw
+    // games under an hour a side): one plain sum and Σ|value| per player, within Σ|value| like the rest.
+    const bounded = reaching(all, lower, upper, depth, after);
+    const only = bounded.length <= Math.min(CUT_SEARCH_MAX, CUT_SEARCH_SHARE * all.length) ? bounded.map((p) => numbering.names[p]!) : undefined;
+    const cut = new Map<number, { v: number; a: number }>();
+    const cutRaw = { blocks: [], segs: [], days: [], dayLists: 0, raw: w.raw };
+    for (let i = 0; i < (only?.length ?? 1); i += RANDOM_CHUNK) {
+      const chunk = only?.slice(i, i + RANDOM_CHUNK);
+      if (chunk?.length === 0) break;
+      const union = sql.join(valueParts(a, cutRaw, spec, chunk, false), sql` union all `);
+      const r = await sql<{ player: string; v: unknown; a: unknown }>`select player, sum(v) as v, sum(abs(v)) as a from (${union}) u group by player`.execute(db);
+      for (const x of r.rows) cut.set(numbering.numberOf(String(x.player)), { v: num(x.v), a: num(x.a) });
+    }
+    // Players first seen in the cut (games written after the copies were read) join every player's.
+    players = only === undefined ? [...new Set([...all, ...cut.keys()])] : bounded;
+    const n = numbering.names.length;
+    lower = new Float64Array(n);
+    upper = new Float64Array(n);
+    for (const p of players) {
+      const c = cut.get(p) ?? { v: 0, a: 0 };
+      const s = (p < count ? sum[p]! : 0) + c.v;
+      const e = COPY_ERROR * (p < count ? abs[p]! : 0) + ORDER_ERROR * c.a;
+      lower[p] = s - e;
+      upper[p] = s + e;
     }
   }
-  for (const c of cut) {
-    sum[c.n]! += c.v;
-    abs[c.n]! += c.a;
-    seen[c.n] = 1;
-  }
-  // τ: the depth-th best lower end among the players surely kept (upper end before the keyset position).
-  const lows: number[] = [];
-  for (let p = 0; p < count; p++) {
-    if (seen[p] === 0) continue;
-    const hi = sum[p]! + ORDER_ERROR * abs[p]!;
-    if (after === undefined || hi < after.sk) lows.push(sum[p]! - ORDER_ERROR * abs[p]!);
-  }
-  const tau = lows.length >= depth ? Float64Array.from(lows).sort().reverse()[depth - 1]! : Number.NEGATIVE_INFINITY;
-  const candidates: string[] = [];
-  for (let p = 0; p < count; p++) {
-    if (seen[p] === 0) continue;
-    const e = ORDER_ERROR * abs[p]!;
-    // Kept only if its lower end is not past the position; on the page only if its upper end reaches τ.
-    if ((after === undefined || sum[p]! - e <= after.sk) && sum[p]! + e >= tau) candidates.push(numbering.names[p]!);
-    if (candidates.length > depth + VECTORS_SLACK_CANDIDATES) return undefined;
-  }
+  const candidates = reaching(players, lower, upper, depth, after);
+  if (candidates.length > depth + VECTORS_SLACK_CANDIDATES) return undefined;
   const keep = after === undefined ? () => true : (r: Ranked) => r.sk < after.sk || (r.sk === after.sk && r.player > after.player);
-  return (await sortValues(db, a, w, candidates, spec)).filter(keep).sort(byRank).slice(0, depth);
+  return (await sortValues(db, a, w, candidates.map((p) => numbering.names[p]!), spec)).filter(keep).sort(byRank).slice(0, depth);
 }
 
 /**
