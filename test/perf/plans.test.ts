@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCommon } from '../../src/core/index.js';
 import { createStore, type SettledGamesOrderBy, type Store } from '../../src/store/index.js';
 import { sqliteAdapter } from '../../src/store/dialect.js';
+import { partVectorsOf } from '../../src/store/queries/part-vectors.js';
 import { topWindow } from '../../src/store/queries/topn.js';
 import { activePlayers } from '../../src/store/queries/window-players.js';
 import type { Database } from '../../src/store/schema.js';
@@ -173,6 +174,14 @@ async function runEveryRead(): Promise<void> {
     const byCopies = await topWindow(db, sqliteAdapter, { sortBy: 'usd_profit', creator }, (block * 32 + 8) * 86_400_000 - 5_000, ((block + 1) * 32 + 3) * 86_400_000 - 3_000, 3, undefined, 'vectors');
     expect(byCopies?.rows.length).toBe(3);
   }
+  // Every player's cut hours (the scan; the vectors method when the bound leaves too many players)
+  // through ru_hour_user_hour (migration 0030).
+  const scanned = await topWindow(db, sqliteAdapter, { sortBy: 'usd_profit' }, (block * 32 + 8) * 86_400_000 - 5_000, ((block + 1) * 32 + 3) * 86_400_000 - 3_000, 3, undefined, 'scan');
+  expect(scanned?.rows.length).toBe(3);
+  // A copy read in keyset pages (the background reads of part-vectors.ts).
+  const busiest = (originalPrepare.call(reader, 'select day from ru_day_user group by day order by count(*) desc limit 1').get() as { day: bigint }).day;
+  const paged = await partVectorsOf(db).vectors(db, [{ table: 'ru_day_user', unit: 'day', n: Number(busiest), column: 'usd_profit' }], 2);
+  expect(paged.vectors[0]!.players.length).toBeGreaterThan(2);
   await db.destroy();
   // Closed windows (docs/design.md §4 "Windows"): days, hours and sub-hour edges; per-player rows of the cut days.
   for (const [startTime, endTime] of [[now - 40 * 86_400_000 - 777_000, now - 3 * 86_400_000 + 999_000], [undefined, now - 200 * 86_400_000 + 12_345], [now - 3_600_000 - 5_000, now - 60_000]] as const) {
@@ -346,6 +355,21 @@ describe('query plans (SQLite)', () => {
         const gamesSteps = planOf(raw, sqlText, params).filter((d) => /\bgames\b/.test(d));
         expect(gamesSteps.length, sqlText).toBeGreaterThan(0);
         for (const d of gamesSteps) expect(d).toBe('SEARCH games USING COVERING INDEX g_player_time (player=? AND time_ms>? AND time_ms<?)');
+      }
+    } finally {
+      raw.close();
+    }
+  });
+  it("a part copy's keyset pages each search the part's sort index from the last row read", () => {
+    // part-vectors.ts read with pageRows: `value <= last and (value < last or player > last player)`
+    // bounds the index range; without the first term SQLite reads the part from its start each page.
+    const pages = [...recorded].filter(([sqlText]) => /\bfrom ru_day_user\s+where day = \?\s+and usd_profit <= \? and \(usd_profit < \? or player > \?\)/.test(sqlText));
+    expect(pages.length).toBeGreaterThan(0);
+    const raw = new BetterSqlite3(path, { readonly: true });
+    try {
+      for (const [sqlText, params] of pages) {
+        const steps = planOf(raw, sqlText, params);
+        expect(steps, sqlText).toEqual(['SEARCH ru_day_user USING COVERING INDEX ru_day_user_profit (day=? AND usd_profit<?)']);
       }
     } finally {
       raw.close();
