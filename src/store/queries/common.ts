@@ -428,3 +428,29 @@ export function u64TextHalves(a: DialectAdapter, col: string): { hi: RawBuilder<
   const t = `((${A} % 4294967296) * 1000000000 + ${B})`;
   return { hi: sql.raw(`((${A} / 4294967296) * 1000000000 + ${t} / 4294967296)`), lo: sql.raw(`(${t} % 4294967296)`) };
 }
+
+/** One list of the threshold algorithm: `next(size)` returns its next rows, best first (ties by player ascending); fewer than `size` once it is exhausted. */
+export interface SortedList {
+  next(size: number): Promise<{ player: string; v: number }[]>;
+}
+
+
+/**
+ * Rows of `table` matching `where` (` and …`) as a sorted list: (player, `column`) best first, ties
+ * by player ascending, continued by keyset from the last row read. The ORDER BY is the text of the
+ * table's sort index (`column desc, player`), so each batch is one range of that index.
+ */
+export function keysetList(db: Kysely<Database>, table: string, where: RawBuilder<unknown>, column: string): SortedList {
+  const v = sql.raw(column);
+  let last: { player: string; v: number } | null = null;
+  return {
+    async next(size) {
+      const after = last === null ? sql`` : sql`and ${v} <= ${last.v} and (${v} < ${last.v} or player > ${last.player})`;
+      const r = await sql<{ player: string; v: unknown }>`select player, ${v} as v from ${sql.raw(table)}
+        where 1=1 ${where} ${after} order by ${v} desc, player asc limit ${size}`.execute(db);
+      const rows = r.rows.map((x) => ({ player: String(x.player), v: num(x.v) }));
+      if (rows.length > 0) last = rows[rows.length - 1]!;
+      return rows;
+    },
+  };
+}

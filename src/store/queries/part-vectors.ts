@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { BLOCK_DAYS, SEG_DAYS } from '../rollups/definitions.js';
-import { num } from './common.js';
+import { keysetList, num } from './common.js';
 
 /**
  * One part of a window (a whole 32-day block, 8-day segment or day) of a per-player rollup:
@@ -198,32 +198,30 @@ export class PartVectors {
 
 /**
  * A part's rows as a copy numbered by `numbering`, read through the part's sort index (its order):
- * whole, or `pageRows` rows a statement continued by keyset (value, then player) after a macrotask.
+ * whole, or `pageRows` rows a statement continued by keyset (common.ts keysetList) after a macrotask.
  * A write between pages may leave the copy mixed, but it also raises a day's rev past `stamp`, so
  * the copy is read again before any use.
  */
 async function read(db: Kysely<Database>, p: PartRef, stamp: number, numbering: Numbering, pageRows: number): Promise<PartVector> {
   const where = p.creator === undefined ? sql`` : sql`and creator = ${p.creator}`;
-  const v = sql.raw(p.column);
+  const list = keysetList(db, p.table, sql`and ${sql.raw(p.unit)} = ${p.n} ${where}`, p.column);
+  const size = Number.isFinite(pageRows) ? pageRows : WHOLE_PART;
   const numbers: number[] = [];
   const values: number[] = [];
-  let last: { player: string; v: number } | undefined;
   for (;;) {
-    const after = last === undefined ? sql`` : sql`and ${v} <= ${last.v} and (${v} < ${last.v} or player > ${last.player})`;
-    const limit = Number.isFinite(pageRows) ? sql`limit ${pageRows}` : sql``;
-    const rows = await sql<{ player: string; v: unknown }>`select player, ${v} as v from ${sql.raw(p.table)}
-      where ${sql.raw(p.unit)} = ${p.n} ${where} ${after} order by ${v} desc, player ${limit}`.execute(db);
-    for (const x of rows.rows) {
-      numbers.push(numbering.numberOf(String(x.player)));
-      values.push(num(x.v));
+    const rows = await list.next(size);
+    for (const x of rows) {
+      numbers.push(numbering.numberOf(x.player));
+      values.push(x.v);
     }
-    if (!Number.isFinite(pageRows) || rows.rows.length < pageRows) break;
-    const end = rows.rows[rows.rows.length - 1]!;
-    last = { player: String(end.player), v: num(end.v) };
+    if (rows.length < size) break;
     await new Promise((resolve) => setTimeout(resolve, 0));
   }
   return { stamp, players: numbering.names.length <= 0x10000 ? Uint16Array.from(numbers) : Int32Array.from(numbers), values: Float32Array.from(values) };
 }
+
+/** The LIMIT of a part read whole: above any part's rows (one per player). */
+const WHOLE_PART = 2 ** 31 - 1;
 
 /** MiB of part copies kept per database handle by default (each SQLite reader thread has its own). */
 export const PART_VECTORS_MIB = 24;

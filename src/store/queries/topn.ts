@@ -3,7 +3,9 @@ import { dayOf, MS_PER_DAY } from '../../core/index.js';
 import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
 import { ALL_CREATORS, BLOCK_DAYS, blockOf, GAME_ROLLUP_COLUMNS, SEG_DAYS } from '../rollups/definitions.js';
-import { AGG_SUMS, cutDayParts, hourSpan, num, rawDayPart, segmentsOf } from './common.js';
+import { AGG_SUMS, cutDayParts, hourSpan, keysetList, num, rawDayPart, segmentsOf, type SortedList } from './common.js';
+
+export type { SortedList };
 import { COPY_ERROR, COPY_TINY, partVectorsOf, type PartRef } from './part-vectors.js';
 import { activePlayers, windowPlayers } from './window-players.js';
 
@@ -278,26 +280,6 @@ async function playersIn(db: Kysely<Database>, spec: TopSpec, startTime: number 
   return (await windowPlayers(db, [group], startTime ?? 0, endTime)).get(group) ?? 0;
 }
 
-/**
- * Rows of `table` matching `where` (` and …`) as a sorted list: (player, `column`) best first, ties
- * by player ascending, continued by keyset from the last row read. The ORDER BY is the text of the
- * table's sort index (`column desc, player`), so each batch is one range of that index.
- */
-function keysetList(db: Kysely<Database>, table: string, where: RawBuilder<unknown>, column: string): SortedList {
-  const v = sql.raw(column);
-  let last: { player: string; v: number } | null = null;
-  return {
-    async next(size) {
-      const after = last === null ? sql`` : sql`and ${v} <= ${last.v} and (${v} < ${last.v} or player > ${last.player})`;
-      const r = await sql<{ player: string; v: unknown }>`select player, ${v} as v from ${sql.raw(table)}
-        where 1=1 ${where} ${after} order by ${v} desc, player asc limit ${size}`.execute(db);
-      const rows = r.rows.map((x) => ({ player: String(x.player), v: num(x.v) }));
-      if (rows.length > 0) last = rows[rows.length - 1]!;
-      return rows;
-    },
-  };
-}
-
 /** A block's, a segment's or a day's players as a sorted list (indexes of migrations 0014, 0017 and 0026). */
 function rollupList(db: Kysely<Database>, spec: TopSpec, unit: 'block' | 'seg' | 'day', n: number): SortedList {
   const src = source(spec);
@@ -312,11 +294,6 @@ function rollupList(db: Kysely<Database>, spec: TopSpec, unit: 'block' | 'seg' |
  */
 function allTimeVolumeList(db: Kysely<Database>, spec: TopSpec): SortedList {
   return keysetList(db, spec.creator === undefined ? 'ru_user' : 'ru_user_c', spec.creator === undefined ? sql`` : sql`and creator = ${spec.creator}`, 'usd_wager');
-}
-
-/** One list of the threshold algorithm: `next(size)` returns its next rows, best first (ties by player ascending); fewer than `size` once it is exhausted. */
-export interface SortedList {
-  next(size: number): Promise<{ player: string; v: number }[]>;
 }
 
 /** A player's exact total over every list (random access) and what the caller keeps with it. */
