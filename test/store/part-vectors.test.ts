@@ -13,7 +13,7 @@ import type { LocatedEvent } from '../../src/protocol/index.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { postgresAdapter, sqliteAdapter } from '../../src/store/dialect.js';
 import { partVectorsOf } from '../../src/store/queries/part-vectors.js';
-import { topWindow, type TopSpec } from '../../src/store/queries/topn.js';
+import { prefetchTopN, topWindow, type TopSpec } from '../../src/store/queries/topn.js';
 import { kyselyOn, openPlace } from '../helpers/derived.js';
 import { generateFixture, type Fixture } from '../helpers/fixture.js';
 import { testDialects } from '../helpers/store.js';
@@ -197,6 +197,43 @@ describe.each(testDialects())('part copies of the windowed top-N (%s)', (dialect
       await db.destroy();
       await tiny.destroy();
       await off.destroy();
+      await place.close();
+    }
+  });
+
+  it('prefetches every part a profit window reads, the cut days\' USD wager included, so a first window reads none on demand', async () => {
+    const place = await openPlace(dialect, 'partprefetch');
+    const store = await createStore({ common: createCommon(), config: place.config });
+    const db = kyselyOn(place);
+    const a = dialect === 'sqlite' ? sqliteAdapter : postgresAdapter;
+    try {
+      const f = generateFixture({ seed: 43, games: 2000, poolChanges: 20 });
+      await store.upsertMints(f.mints);
+      await store.putPrices(f.prices);
+      await write(store, f, f.events);
+      const games = await storedGames(db);
+      const t0 = Math.min(...games.map((g) => g.time_ms));
+      const t1 = Math.max(...games.map((g) => g.time_ms));
+      const copies = partVectorsOf(db);
+      prefetchTopN(db);
+      await copies.prefetched();
+      const read = copies.partsRead;
+      expect(read).toBeGreaterThan(0);
+      let answered = 0;
+      for (let i = 0; i < 8; i++) {
+        // Cut inside a day at both ends (or open towards now), so two cut days are bounded.
+        const start = Math.floor(t0 + ((i + 0.37) / 8) * (t1 - t0) * 0.6);
+        const end = i % 4 === 0 ? undefined : Math.floor(start + (t1 - start) * 0.8) + 12_345;
+        const top = await topWindow(db, a, { sortBy: 'usd_profit' }, start, end, 5, undefined, 'vectors');
+        if (!top) continue;
+        answered++;
+        expect(top.rows.map((r) => String(r.player)), `[${start}, ${end})`).toEqual(ranking(games, start, end, 'usd_profit').slice(0, 5).map((w) => w.player));
+      }
+      expect(answered).toBeGreaterThan(5);
+      expect(copies.partsRead, 'parts read on demand after the prefetch').toBe(read);
+    } finally {
+      await store.close();
+      await db.destroy();
       await place.close();
     }
   });

@@ -88,7 +88,8 @@ export class PartVectors {
   private parts = new Map<string, PartVector & { numbering: Numbering }>();
   private numbering = new Numbering();
   private bytes = 0;
-  private readonly prefetched = new Set<string>();
+  private readonly prefetchKeys = new Set<string>();
+  private readonly running = new Set<Promise<void>>();
   private reads = 0;
 
   constructor(private readonly capBytes: number) {}
@@ -167,19 +168,26 @@ export class PartVectors {
    * errors end it quietly (the store may be closing).
    */
   prefetch(db: Kysely<Database>, key: string, parts: () => Promise<PartRef[]>): void {
-    if (!this.enabled || this.prefetched.has(key)) return;
-    this.prefetched.add(key);
-    const run = async () => {
+    if (!this.enabled || this.prefetchKeys.has(key)) return;
+    this.prefetchKeys.add(key);
+    const run = async (): Promise<void> => {
       const list = await parts();
       // Nothing stored yet: the first window read later starts it again.
-      if (list.length === 0) this.prefetched.delete(key);
+      if (list.length === 0) this.prefetchKeys.delete(key);
       for (const p of list) {
         await new Promise((resolve) => setTimeout(resolve, 0));
         if (this.bytes + this.numbering.names.length * PLAYER_BYTES > this.capBytes * PREFETCH_SHARE) return;
         await this.vectors(db, [p], PREFETCH_PAGE_ROWS);
       }
     };
-    run().catch(() => undefined);
+    const running = run().catch(() => undefined);
+    this.running.add(running);
+    void running.then(() => this.running.delete(running));
+  }
+
+  /** Resolves once every background read started so far (prefetch) has ended, read or given up. */
+  async prefetched(): Promise<void> {
+    while (this.running.size > 0) await Promise.all([...this.running]);
   }
 
   private drop(key: string, v: PartVector): void {

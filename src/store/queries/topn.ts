@@ -556,7 +556,9 @@ export function prefetchTopN(db: Kysely<Database>): void {
 /**
  * Starts the background reads of every player's lists of `spec` (no creator) into part copies, once
  * per list (part-vectors.ts prefetch): every stored 32-day block, then the 8-day segments and the
- * days of those blocks, each newest first.
+ * days of those blocks, each newest first; by USD profit then the same days' USD wager, which bounds
+ * a window's cut days (vectorsTop). At 1M games all of it fits the default cap; at 10M the share
+ * ends within the profit days (docs/design.md §7 "Part vectors").
  */
 function prefetchParts(db: Kysely<Database>, spec: TopSpec): void {
   const src = source(spec);
@@ -568,6 +570,8 @@ function prefetchParts(db: Kysely<Database>, spec: TopSpec): void {
     const perBlock = BLOCK_DAYS / SEG_DAYS;
     for (let g = (hi + 1) * perBlock - 1; g >= lo * perBlock; g--) parts.push({ table: src.seg, unit: 'seg', n: g, column: src.column });
     for (let d = (hi + 1) * BLOCK_DAYS - 1; d >= lo * BLOCK_DAYS; d--) parts.push({ table: src.day, unit: 'day', n: d, column: src.column });
+    // By USD profit, last the days' USD wager: a window's two cut days are bounded by it (vectorsTop).
+    if (spec.sortBy === 'usd_profit') for (let d = (hi + 1) * BLOCK_DAYS - 1; d >= lo * BLOCK_DAYS; d--) parts.push({ table: src.day, unit: 'day', n: d, column: 'usd_wager' });
     return parts;
   });
 }
