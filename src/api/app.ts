@@ -10,7 +10,8 @@ import { registerOpenApi } from './plugins/openapi.js';
 import { CORS_EXPOSED_HEADERS, registerSecurityHeaders } from './plugins/security.js';
 import { createHitLane } from './plugins/hit-lane.js';
 import { registerResponseCache } from './plugins/cache.js';
-import { INDEXED_SLOT_HEADER, INDEXED_TIME_HEADER, registerFreshnessHeaders, reusedFreshness } from './plugins/freshness.js';
+import { INDEXED_SLOT_HEADER, INDEXED_TIME_HEADER, registerFreshnessHeaders } from './plugins/freshness.js';
+import { reusedRead } from './reuse.js';
 import { registerCompression } from './plugins/compression.js';
 import { registerDashboard } from './plugins/dashboard.js';
 import { registerHttpMetrics } from './plugins/http-metrics.js';
@@ -162,7 +163,8 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     // After auth, rate limit and validation; before the query (docs/benchmarks.md). Off unless options.cache is given.
     if (options.cache) lane.attach(registerResponseCache(api, { clock, generation, metrics, options: { ...options.cache, storedHeaders: [INDEXED_SLOT_HEADER, INDEXED_TIME_HEADER] } }));
     // After the cache's lookup (a hit keeps the headers stored with it), before the routes: docs/design.md §5 "Freshness headers".
-    registerFreshnessHeaders(api, { freshness: reusedFreshness(store, clock, statusCountsTtlMs, generation) });
+    // The store's freshness, reused like the status counters (reuse.ts).
+    registerFreshnessHeaders(api, { freshness: reusedRead(() => store.queries.freshness(), clock, statusCountsTtlMs, generation) });
     // Before the routes: wraps each handler registered below in a fair share of the store's slots.
     const slots = options.concurrency?.maxConcurrent ?? store.slots;
     registerConcurrencyLimit(api, { limits: { ...defaultConcurrencyLimits(slots), ...options.concurrency }, metrics });

@@ -215,7 +215,7 @@ async function openReadwrite(opts: CreateStoreOptions): Promise<Store> {
     getPrices: (mint: string, fromHourMs: number, toHourMs: number) => getPrices(db, mint, fromHourMs, toHourMs),
     unpricedHours: (limit: number) => unpricedHours(db, limit),
     rebuildRollups: () => bump(rebuildRollups(db, adapter)),
-    putCoverage: (result: CoverageResult) => putCoverage(db, result),
+    putCoverage: (result: CoverageResult) => bump(putCoverage(db, result)),
     deferReadIndexes: () => deferReadIndexes(db, adapter),
   });
   const store: Store = {

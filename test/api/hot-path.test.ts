@@ -6,8 +6,8 @@
  * - the response cache's raw-target lookup (before validation) still runs after auth and the
  *   rate limit, carries every header a full answer carries, never turns an invalid query valid,
  *   and HEAD answers keep their ETag;
- * - /status and /sync/status reuse the store's counters for at most 1 s, never across an
- *   in-process write, and not at all without the response cache.
+ * - /status and /sync/status reuse the store's counters (and /status the latest coverage run) for
+ *   at most 1 s, never across an in-process write, and not at all without the response cache.
  * Real store, real sockets, real limiter and key service (no mocks).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -21,7 +21,7 @@ import { createIdleSyncController } from '../../src/ingest/index.js';
 import { type KeyService, createKeyService } from '../../src/keys/index.js';
 import type { LocatedEvent } from '../../src/protocol/index.js';
 import { type RateLimiter, createMemoryRateLimiter } from '../../src/ratelimit/index.js';
-import { type Store, createStore } from '../../src/store/index.js';
+import { type CoverageResult, type Store, createStore } from '../../src/store/index.js';
 import { loadFixture } from '../helpers/contract-world.js';
 import { type Fixture, generateFixture } from '../helpers/fixture.js';
 import { expectError, http } from '../helpers/api-operations.js';
@@ -426,5 +426,32 @@ describe('/status and /sync/status counters', () => {
     const g = newGame(++n);
     await store.writeBatch({ events: [g], signatures: [{ signature: g.signature, slot: g.slot, blockTime: g.blockTime, failed: false }] });
     expect(await games(cached, key)).toBe(before + 1);
+  });
+
+  test("the latest coverage run follows the same rules: another process's within 1 s, this process's at once", async () => {
+    const lastVerifiedAt = async (s: Served, k: string) => {
+      const r = await http(s.url, '/status', { key: k });
+      expect(r.status).toBe(200);
+      return r.body.coverage.lastVerifiedAt as string | null;
+    };
+    // A verification run with no differences, finished at `atMs` (Unix ms).
+    const run = (atMs: number, gaps: number): CoverageResult => ({
+      run: { verifiedAtMs: atMs, sinceDay: 20_000, untilDay: 20_001, fromSlot: 1, toSlot: 2, daysVerified: 2, completeSinceDay: gaps === 0 ? 20_000 : null, completeThroughDay: gaps === 0 ? 20_001 : null, chainSignatures: 0, storeSignatures: 0, gaps, surpluses: 0, listed: 0, durationMs: 1 },
+      days: [],
+      diffs: [],
+    });
+    const before = await lastVerifiedAt(cached, key);
+    const other = await createStore({ common: createCommon(), config: { kind: 'sqlite', path: join(dir, 'gamba.db') } });
+    const first = fixture.nowMs + 3_600_000 + ++n;
+    await other.putCoverage(run(first, 2));
+    await other.close();
+    expect(await lastVerifiedAt(live, liveKey), 'no response cache: live').toBe(new Date(first).toISOString());
+    cached.clock.advance(999);
+    expect(await lastVerifiedAt(cached, key), 'within 1 s').toBe(before);
+    cached.clock.advance(1);
+    expect(await lastVerifiedAt(cached, key), 'after 1 s').toBe(new Date(first).toISOString());
+    const second = first + 60_000;
+    await store.putCoverage(run(second, 0));
+    expect(await lastVerifiedAt(cached, key), 'this process').toBe(new Date(second).toISOString());
   });
 });

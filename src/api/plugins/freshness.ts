@@ -1,6 +1,6 @@
 import type { FastifyInstance, preHandlerHookHandler } from 'fastify';
-import { isoMs, type Clock } from '../../core/index.js';
-import type { Freshness, Store } from '../../store/index.js';
+import { isoMs } from '../../core/index.js';
+import type { Freshness } from '../../store/index.js';
 
 /** Header: slot of the newest indexed event the answer is built from (docs/design.md §5 "Freshness headers"). */
 export const INDEXED_SLOT_HEADER = 'x-indexed-slot';
@@ -20,28 +20,6 @@ export const FRESHNESS_HEADERS = {
     description: 'Block time of that event, ISO 8601 UTC with milliseconds; absent while the store holds no event',
   },
 } as const;
-
-/**
- * The store's freshness for the headers, reused for up to `ttlMs` (0 = every call queries) and
- * never across a write this process made or heard of (`generation`), like the status counters
- * (routes/status.ts reusedCounts): the headers are at most `ttlMs` behind another process's
- * writes. Concurrent calls share one query; a failed query is not kept.
- */
-export function reusedFreshness(store: Store, clock: Clock, ttlMs: number, generation: () => number): () => Promise<Freshness | null> {
-  if (ttlMs <= 0) return () => store.queries.freshness();
-  let last: { at: number; generation: number; value: Promise<Freshness | null> } | undefined;
-  return () => {
-    const now = clock.now();
-    const gen = generation();
-    if (last !== undefined && last.generation === gen && now >= last.at && now - last.at < ttlMs) return last.value;
-    const entry = { at: now, generation: gen, value: store.queries.freshness() };
-    last = entry;
-    entry.value.catch(() => {
-      if (last === entry) last = undefined;
-    });
-    return entry.value;
-  };
-}
 
 /**
  * `X-Indexed-Slot` / `X-Indexed-Time` on every answer of the scope's routes (docs/design.md §5

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { type Clock, isoMs } from '../../core/index.js';
-import type { Store, StoreCounts } from '../../store/index.js';
+import { isoMs } from '../../core/index.js';
+import { reusedRead } from '../reuse.js';
 import { count, errorResponse, obj, protectedErrors, usd } from '../schemas.js';
 import type { RouteDeps } from '../types.js';
 import { coverageStatus, coverageStatusSchema } from './audit-coverage.js';
@@ -54,39 +54,21 @@ const triggerSchema = obj({
   }),
 });
 
-/**
- * The store's counters for /status and /sync/status, reused for up to `ttlMs` (0 = every call
- * queries) and never across a write this process made or heard of (the write generation), so a
- * burst of status polls costs one set of queries (~0.5 ms of the ~0.6 ms a status answer cost,
- * docs/benchmarks.md) while the counters stay at most `ttlMs` behind another process's writes. Concurrent
- * calls share one query; a failed query is not kept. The sync flags are never reused.
- */
-export function reusedCounts(store: Store, clock: Clock, ttlMs: number, writeGeneration: () => number = () => store.generation()): () => Promise<StoreCounts> {
-  if (ttlMs <= 0) return () => store.queries.counts();
-  let last: { at: number; generation: number; value: Promise<StoreCounts> } | undefined;
-  return () => {
-    const now = clock.now();
-    const generation = writeGeneration();
-    if (last !== undefined && last.generation === generation && now >= last.at && now - last.at < ttlMs) return last.value;
-    const entry = { at: now, generation, value: store.queries.counts() };
-    last = entry;
-    entry.value.catch(() => {
-      if (last === entry) last = undefined;
-    });
-    return entry.value;
-  };
-}
-
 /** `/status`, `/sync/status`, `POST /sync` (docs/spec.md §2, docs/design.md §4–§5). */
 export function registerStatusRoutes(scope: FastifyInstance, deps: RouteDeps): void {
   const { store, sync } = deps;
-  const counts = reusedCounts(store, deps.clock, deps.statusCountsTtlMs ?? 0, deps.generation);
+  // The counters and the latest coverage run are reused for up to statusCountsTtlMs, never across
+  // a write this process made or heard of (reuse.ts): a burst of status polls costs one read of each.
+  // The sync flags are never reused.
+  const ttlMs = deps.statusCountsTtlMs ?? 0;
+  const counts = reusedRead(() => store.queries.counts(), deps.clock, ttlMs, deps.generation);
+  const coverage = reusedRead(() => store.queries.coverageSummary(), deps.clock, ttlMs, deps.generation);
 
   scope.get('/status', {
     config: { uncached: true },
     schema: { tags: ['status'], summary: 'Service status', response: { 200: statusSchema, ...protectedErrors } },
   }, async () => {
-    const [c, run] = await Promise.all([counts(), store.queries.coverageSummary()]);
+    const [c, run] = await Promise.all([counts(), coverage()]);
     const s = sync.state();
     return { syncing: s.syncing, lastSync: s.lastSync === null ? null : isoMs(s.lastSync), totalGames: c.totalGames, totalVolume: c.totalVolumeUsd, coverage: coverageStatus(run) };
   });
