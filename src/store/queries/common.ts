@@ -434,7 +434,6 @@ export interface SortedList {
   next(size: number): Promise<{ player: string; v: number }[]>;
 }
 
-
 /**
  * Rows of `table` matching `where` (` and …`) as a sorted list: (player, `column`) best first, ties
  * by player ascending, continued by keyset from the last row read. The ORDER BY is the text of the

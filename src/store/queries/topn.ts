@@ -4,10 +4,10 @@ import type { DialectAdapter } from '../dialect.js';
 import type { Database } from '../schema.js';
 import { ALL_CREATORS, BLOCK_DAYS, blockOf, GAME_ROLLUP_COLUMNS, SEG_DAYS } from '../rollups/definitions.js';
 import { AGG_SUMS, cutDayParts, hourSpan, keysetList, num, rawDayPart, segmentsOf, type SortedList } from './common.js';
-
-export type { SortedList };
 import { COPY_ERROR, COPY_TINY, partVectorsOf, type PartRef } from './part-vectors.js';
 import { activePlayers, windowPlayers } from './window-players.js';
+
+export type { SortedList };
 
 /**
  * Deepest position (offset + limit) the early-stopping top-N serves; deeper pages read the
@@ -569,9 +569,12 @@ function prefetchParts(db: Kysely<Database>, spec: TopSpec): void {
     for (let b = hi; b >= lo; b--) parts.push({ table: src.block, unit: 'block', n: b, column: src.column });
     const perBlock = BLOCK_DAYS / SEG_DAYS;
     for (let g = (hi + 1) * perBlock - 1; g >= lo * perBlock; g--) parts.push({ table: src.seg, unit: 'seg', n: g, column: src.column });
-    for (let d = (hi + 1) * BLOCK_DAYS - 1; d >= lo * BLOCK_DAYS; d--) parts.push({ table: src.day, unit: 'day', n: d, column: src.column });
+    const days = (column: string) => {
+      for (let d = (hi + 1) * BLOCK_DAYS - 1; d >= lo * BLOCK_DAYS; d--) parts.push({ table: src.day, unit: 'day', n: d, column });
+    };
+    days(src.column);
     // By USD profit, last the days' USD wager: a window's two cut days are bounded by it (vectorsTop).
-    if (spec.sortBy === 'usd_profit') for (let d = (hi + 1) * BLOCK_DAYS - 1; d >= lo * BLOCK_DAYS; d--) parts.push({ table: src.day, unit: 'day', n: d, column: 'usd_wager' });
+    if (spec.sortBy === 'usd_profit') days('usd_wager');
     return parts;
   });
 }
